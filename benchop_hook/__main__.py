@@ -1,0 +1,3 @@
+from benchop_hook.cli import main
+
+raise SystemExit(main())

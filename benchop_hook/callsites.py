@@ -1,0 +1,659 @@
+"""Which calls in a benchmark (or test) module build or call which Op, read with `ast`.
+
+A small abstract interpreter follows an Op class from its import through
+local names, dict/list/tuple literals and subscripts of them, for-loops,
+`pytest.mark.parametrize` values and one level of local helper functions whose
+parameter is called. The result for each call is the set of classes (or Op
+instances, for method calls) that can reach it; anything it cannot follow is
+`UNKNOWN`, and the caller reports such calls instead of guessing.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from benchop_hook.modules import ClassRef, ModuleInfo, ModuleRef, dotted
+
+UNKNOWN = "?"
+
+
+@dataclass(frozen=True)
+class Instance:
+    """An object built from an Op class: calls on it reach its methods."""
+
+    cls: ClassRef
+
+
+@dataclass(frozen=True)
+class Gone:
+    """A name that resolved to this class in the old version and resolves to nothing now."""
+
+    old: ClassRef
+
+
+Atom = ClassRef | ModuleRef | Instance | Gone | str
+
+
+@dataclass(frozen=True)
+class Arg:
+    kind: str  # "pos", "kw", "star", "dstar"
+    keyword: str | None
+    source: str
+
+
+@dataclass(frozen=True)
+class CallSite:
+    path: str
+    lineno: int
+    col: int  # character column where the call expression starts
+    end_lineno: int
+    end_col: int
+    func_source: str
+    args: tuple[Arg, ...]
+    atoms: frozenset[Atom]  # what the callee can be
+    method: str | None  # None: a constructor call; else the method called on an instance
+    function: str | None  # enclosing top-level function (pytest test) name
+    qualfunction: str | None  # Class.method or function, for node ids
+    scope_names: frozenset[str]  # names visible at the call: evidence for new parameters
+    via: str  # direct, alias, module, dict, list, loop, parametrize, helper, instance
+    splat_dict: tuple[tuple[str, str], ...] | None = None  # literal `**d` expanded: (key, value source)
+    splat_name: str | None = None  # the name splatted with `**name`, when it is a plain name
+
+    @property
+    def classes(self) -> frozenset[ClassRef]:
+        return frozenset(a for a in self.atoms if isinstance(a, ClassRef))
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.lineno}"
+
+
+@dataclass
+class _Scope:
+    node: ast.AST | None  # FunctionDef or None for the module
+    parent: _Scope | None
+    assigns: dict[str, list[ast.expr]] = field(default_factory=dict)
+    loops: dict[str, list[tuple[ast.expr, int | None, str | None]]] = field(default_factory=dict)  # name -> (iter, tuple index, how)
+    params: list[str] = field(default_factory=list)
+    param_values: dict[str, list[ast.expr]] = field(default_factory=dict)  # from parametrize
+    defined_funcs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
+    globals_: set[str] = field(default_factory=set)
+
+
+def _char_col(lines: list[str], lineno: int, byte_col: int) -> int:
+    if lineno - 1 >= len(lines):
+        return byte_col
+    line = lines[lineno - 1]
+    return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+
+def _targets(t: ast.expr) -> Iterator[tuple[str, int | None]]:
+    if isinstance(t, ast.Name):
+        yield t.id, None
+    elif isinstance(t, (ast.Tuple, ast.List)):
+        for i, e in enumerate(t.elts):
+            if isinstance(e, ast.Name):
+                yield e.id, i
+
+
+def _parametrize(dec: ast.expr) -> tuple[list[str], list[ast.expr]] | None:
+    if not isinstance(dec, ast.Call) or not dec.args:
+        return None
+    d = dotted(dec.func) or ""
+    if not d.endswith("parametrize"):
+        return None
+    names_node = dec.args[0]
+    values_node = dec.args[1] if len(dec.args) > 1 else next((k.value for k in dec.keywords if k.arg == "argvalues"), None)
+    if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
+        names = [n.strip() for n in names_node.value.split(",") if n.strip()]
+    elif isinstance(names_node, (ast.List, ast.Tuple)):
+        names = [e.value for e in names_node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    else:
+        return None
+    if values_node is None:
+        return None
+    return names, [values_node]
+
+
+class ModuleAnalyzer:
+    """Finds every call in one module and what it may call."""
+
+    def __init__(
+        self,
+        mi: ModuleInfo,
+        source: bytes,
+        resolve: Callable[[ModuleInfo, str], Atom | None],
+        resolve_attr: Callable[[str, str], Atom | None],
+        helper_args: Callable[[str, str, int, str | None], list[Atom]] | None = None,
+    ) -> None:
+        self.mi = mi
+        self.tree = mi.tree
+        self.text = source.decode("utf-8-sig", "replace")
+        self.lines = self.text.splitlines()
+        self._resolve = resolve
+        self._resolve_attr = resolve_attr
+        self._helper_args = helper_args
+        self.module_scope = _Scope(None, None)
+        self.scopes: dict[ast.AST, _Scope] = {}
+        self.parents: dict[ast.AST, ast.AST] = {}
+        self.helper_calls: list[tuple[str, ast.Call, _Scope]] = []
+        if self.tree is not None:
+            self._collect(self.tree, self.module_scope)
+
+    # -- scope collection
+    def _collect(self, node: ast.AST, scope: _Scope) -> None:
+        for child in ast.iter_child_nodes(node):
+            self.parents[child] = node
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                scope.defined_funcs[child.name] = child
+                scope.assigns.setdefault(child.name, [])
+                inner = _Scope(child, scope)
+                a = child.args
+                inner.params = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+                for x in (a.vararg, a.kwarg):
+                    if x is not None:
+                        inner.params.append(x.arg)
+                for dec in child.decorator_list:
+                    pz = _parametrize(dec)
+                    if pz is None:
+                        continue
+                    names, (values,) = pz
+                    for i, n in enumerate(names):
+                        inner.param_values.setdefault(n, []).append(
+                            ast.Subscript(value=values, slice=ast.Constant(i if len(names) > 1 else None))
+                        )
+                self.scopes[child] = inner
+                # Decorators and defaults belong to the enclosing scope.
+                for sub in (*child.decorator_list, *a.defaults, *[d for d in a.kw_defaults if d is not None]):
+                    self.parents[sub] = child
+                    self._collect(sub, scope)
+                for stmt in child.body:
+                    self.parents[stmt] = child
+                    self._visit_stmt(stmt, inner)
+                    self._collect(stmt, inner)
+                continue
+            if isinstance(child, ast.ClassDef):
+                scope.assigns.setdefault(child.name, [])
+                self._collect(child, scope)
+                continue
+            if isinstance(child, (ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+                if isinstance(child, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+                    for gen in child.generators:
+                        for name, idx in _targets(gen.target):
+                            scope.loops.setdefault(name, []).append((gen.iter, idx, None))
+                self._collect(child, scope)
+                continue
+            if isinstance(child, ast.stmt) and node is self.tree:
+                self._visit_stmt(child, scope)
+            elif isinstance(child, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._visit_stmt(child, scope)
+            self._collect(child, scope)
+
+    def _visit_stmt(self, stmt: ast.stmt, scope: _Scope) -> None:
+        if isinstance(stmt, ast.Assign):
+            for t in stmt.targets:
+                for name, idx in _targets(t):
+                    if idx is None:
+                        scope.assigns.setdefault(name, []).append(stmt.value)
+                    elif isinstance(stmt.value, (ast.Tuple, ast.List)) and idx < len(stmt.value.elts):
+                        scope.assigns.setdefault(name, []).append(stmt.value.elts[idx])
+                    else:
+                        scope.assigns.setdefault(name, []).append(ast.Subscript(value=stmt.value, slice=ast.Constant(idx)))
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            scope.assigns.setdefault(stmt.target.id, []).append(stmt.value)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            for name, idx in _targets(stmt.target):
+                scope.loops.setdefault(name, []).append((stmt.iter, idx, None))
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                if item.optional_vars is not None:
+                    for name, _ in _targets(item.optional_vars):
+                        scope.assigns.setdefault(name, []).append(ast.Name(id=UNKNOWN))
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)) and scope.node is not None:
+            for a in stmt.names:
+                name = a.asname or a.name.split(".")[0]
+                scope.assigns.setdefault(name, []).append(ast.Name(id="__import__" + name))
+        elif isinstance(stmt, ast.Global):
+            scope.globals_.update(stmt.names)
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            scope.assigns.setdefault(stmt.target.id, []).append(ast.Name(id=UNKNOWN))
+
+    def scope_of(self, node: ast.AST) -> _Scope:
+        cur: ast.AST | None = node
+        while cur is not None:
+            cur = self.parents.get(cur)
+            if cur is not None and cur in self.scopes:
+                return self.scopes[cur]
+        return self.module_scope
+
+    def enclosing_function(self, node: ast.AST) -> tuple[str | None, str | None]:
+        """(top-level function name, Class.method qualname) around `node`."""
+        chain: list[ast.AST] = []
+        cur: ast.AST | None = self.parents.get(node)
+        while cur is not None:
+            chain.append(cur)
+            cur = self.parents.get(cur)
+        names = [c.name for c in reversed(chain) if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        if not names:
+            return None, None
+        funcs = [c for c in reversed(chain) if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        top = funcs[0].name if funcs else None
+        qual = "::".join(names[:2]) if len(names) > 1 and isinstance(next(c for c in reversed(chain) if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))), ast.ClassDef) else top
+        return top, qual
+
+    # -- evaluation
+    def eval(self, expr: ast.expr, scope: _Scope, depth: int = 0) -> set[Atom]:
+        if depth > 10:
+            return {UNKNOWN}
+        if isinstance(expr, ast.Name):
+            return self._eval_name(expr.id, scope, depth)
+        if isinstance(expr, ast.Attribute):
+            base = self.eval(expr.value, scope, depth + 1)
+            out: set[Atom] = set()
+            for b in base:
+                if isinstance(b, ModuleRef):
+                    r = self._resolve_attr(b.module, expr.attr)
+                    out.add(r if r is not None else UNKNOWN)
+                elif isinstance(b, Instance):
+                    out.add(UNKNOWN)  # a bound method: handled by the caller
+                else:
+                    out.add(UNKNOWN)
+            return out or {UNKNOWN}
+        if isinstance(expr, ast.Subscript):
+            return self._eval_subscript(expr, scope, depth)
+        if isinstance(expr, ast.Call):
+            callee = self.eval(expr.func, scope, depth + 1)
+            out = set()
+            for c in callee:
+                if isinstance(c, ClassRef):
+                    out.add(Instance(c))
+                elif isinstance(c, Gone):
+                    out.add(UNKNOWN)
+                else:
+                    out.add(UNKNOWN)
+            # dict(...)/getattr(module, "X") and friends are not followed.
+            return out or {UNKNOWN}
+        if isinstance(expr, ast.IfExp):
+            return self.eval(expr.body, scope, depth + 1) | self.eval(expr.orelse, scope, depth + 1)
+        if isinstance(expr, ast.Constant):
+            return {"const"}
+        return {UNKNOWN}
+
+    def _eval_subscript(self, expr: ast.Subscript, scope: _Scope, depth: int) -> set[Atom]:
+        key = expr.slice
+        out: set[Atom] = set()
+        for container in self.elements_source(expr.value, scope, depth + 1):
+            if container is None:
+                out.add(UNKNOWN)
+                continue
+            kind, items = container
+            if kind == "dict" and isinstance(key, ast.Constant) and key.value is not None:
+                chosen = [v for k, v in items if isinstance(k, ast.Constant) and k.value == key.value]
+                if chosen:
+                    for v in chosen:
+                        out |= self.eval(v, scope, depth + 1)
+                    continue
+            if kind in ("list", "tuple") and isinstance(key, ast.Constant) and isinstance(key.value, int):
+                vals = [v for _, v in items]
+                if -len(vals) <= key.value < len(vals):
+                    out |= self.eval(vals[key.value], scope, depth + 1)
+                    continue
+            for _, v in items:
+                if kind == "parametrize-row":
+                    out |= self.eval(v, scope, depth + 1)
+                else:
+                    out |= self.eval(v, scope, depth + 1)
+        return out or {UNKNOWN}
+
+    def elements_source(self, expr: ast.expr, scope: _Scope, depth: int) -> list[tuple[str, list[tuple[ast.expr | None, ast.expr]]] | None]:
+        """Literal containers `expr` can be: ("dict"|"list"|"tuple", [(key, value)])."""
+        if depth > 10:
+            return [None]
+        if isinstance(expr, ast.Dict):
+            return [("dict", [(k, v) for k, v in zip(expr.keys, expr.values) if k is not None])]
+        if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+            kind = "tuple" if isinstance(expr, ast.Tuple) else "list"
+            return [(kind, [(None, e) for e in expr.elts])]
+        if isinstance(expr, ast.Name):
+            out: list[tuple[str, list[tuple[ast.expr | None, ast.expr]]] | None] = []
+            for value in self._name_values(expr.id, scope):
+                if value is None:
+                    out.append(None)
+                else:
+                    v, vscope = value
+                    out.extend(self.elements_source(v, vscope, depth + 1))
+            return out or [None]
+        if isinstance(expr, ast.Subscript):
+            # rows of a parametrize list: the tuple at one index of each row
+            out = []
+            idx = expr.slice.value if isinstance(expr.slice, ast.Constant) else UNKNOWN
+            for cont in self.elements_source(expr.value, scope, depth + 1):
+                if cont is None:
+                    out.append(None)
+                    continue
+                _, items = cont
+                for _, row in items:
+                    row = _unwrap_param(row)
+                    if idx is None:
+                        out.extend(self.elements_source(row, scope, depth + 1))
+                    elif isinstance(idx, int) and isinstance(row, (ast.Tuple, ast.List)) and idx < len(row.elts):
+                        out.extend(self.elements_source(row.elts[idx], scope, depth + 1))
+                    else:
+                        out.append(None)
+            return out or [None]
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ("values", "items", "keys") and not expr.args:
+            out = []
+            for cont in self.elements_source(expr.func.value, scope, depth + 1):
+                if cont is None or cont[0] != "dict":
+                    out.append(None)
+                elif expr.func.attr == "values":
+                    out.append(("list", [(None, v) for _, v in cont[1]]))
+                elif expr.func.attr == "items":
+                    out.append(("list", [(None, ast.Tuple(elts=[k, v])) for k, v in cont[1] if k is not None]))
+                else:
+                    out.append(("list", [(None, k) for k, _ in cont[1] if k is not None]))
+            return out
+        return [None]
+
+    def _name_values(self, name: str, scope: _Scope) -> list[tuple[ast.expr, _Scope] | None]:
+        """Expressions a name may be bound to, with the scope to evaluate them in."""
+        s: _Scope | None = scope
+        while s is not None:
+            if name in s.globals_:
+                s = self.module_scope
+            if name in s.assigns or name in s.loops or name in s.params:
+                out: list[tuple[ast.expr, _Scope] | None] = [(v, s) for v in s.assigns.get(name, [])]
+                for it, idx, _ in s.loops.get(name, []):
+                    out.append((ast.Subscript(value=it, slice=ast.Constant(idx)), s))
+                if name in s.params:
+                    vals = s.param_values.get(name)
+                    if vals:
+                        out.extend((v, s.parent or self.module_scope) for v in vals)
+                    else:
+                        out.append(None)
+                return out
+            s = s.parent
+        return []
+
+    def _eval_name(self, name: str, scope: _Scope, depth: int) -> set[Atom]:
+        if name == UNKNOWN:
+            return {UNKNOWN}
+        s: _Scope | None = scope
+        while s is not None:
+            if name in s.globals_ and s is not self.module_scope:
+                s = self.module_scope
+                continue
+            if name in s.params:
+                out: set[Atom] = set()
+                vals = s.param_values.get(name)
+                if vals:
+                    for v in vals:
+                        out |= self._eval_param_value(v, s.parent or self.module_scope, depth)
+                elif isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.parent is self.module_scope:
+                    positional = [a.arg for a in (*s.node.args.posonlyargs, *s.node.args.args)]
+                    index = positional.index(name) if name in positional else -1
+                    atoms = self._local_callers(s.node.name, index, name, depth)
+                    if self._helper_args is not None:
+                        atoms |= set(self._helper_args(self.mi.module, s.node.name, index, name))
+                    out |= atoms if atoms else {UNKNOWN}
+                else:
+                    out.add(UNKNOWN)
+                for v in s.assigns.get(name, []):
+                    out |= self.eval(v, s, depth + 1)
+                return out
+            if name in s.assigns or name in s.loops:
+                out = set()
+                for v in s.assigns.get(name, []):
+                    if isinstance(v, ast.Name) and v.id.startswith("__import__"):
+                        out.add(UNKNOWN)
+                        continue
+                    out |= self.eval(v, s, depth + 1)
+                for it, idx, _ in s.loops.get(name, []):
+                    for cont in self.elements_source(it, s, depth + 1):
+                        if cont is None:
+                            out.add(UNKNOWN)
+                            continue
+                        for _, elt in cont[1]:
+                            elt = _unwrap_param(elt)
+                            if idx is None:
+                                out |= self.eval(elt, s, depth + 1)
+                            elif isinstance(elt, (ast.Tuple, ast.List)) and idx < len(elt.elts):
+                                out |= self.eval(elt.elts[idx], s, depth + 1)
+                            else:
+                                out.add(UNKNOWN)
+                if s is self.module_scope and name in s.defined_funcs:
+                    out.add(UNKNOWN)
+                if s is self.module_scope:
+                    # A module-level name may also be an import (later rebinding is rare).
+                    r = self._resolve(self.mi, name) if not s.assigns.get(name) and not s.loops.get(name) else None
+                    if r is not None:
+                        out.add(r)
+                return out or {UNKNOWN}
+            if s is self.module_scope:
+                r = self._resolve(self.mi, name)
+                return {r} if r is not None else {UNKNOWN}
+            s = s.parent
+        return {UNKNOWN}
+
+    def _local_callers(self, fname: str, index: int, pname: str, depth: int) -> set[Atom]:
+        """What callers in this module pass for parameter `pname` (position `index`) of helper `fname`."""
+        out: set[Atom] = set()
+        if self.tree is None or depth > 6:
+            return {UNKNOWN} if depth > 6 else out
+        for node in ast.walk(self.tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == fname):
+                continue
+            scope = self.scope_of(node)
+            if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+                out.add(UNKNOWN)
+                continue
+            if 0 <= index < len(node.args):
+                out |= self.eval(node.args[index], scope, depth + 2)
+                continue
+            kw = next((k for k in node.keywords if k.arg == pname), None)
+            out |= self.eval(kw.value, scope, depth + 2) if kw is not None else {UNKNOWN}
+        return out
+
+    def _eval_param_value(self, values: ast.expr, scope: _Scope, depth: int) -> set[Atom]:
+        # `values` is Subscript(<argvalues>, i): element i of each row (None: the row itself).
+        assert isinstance(values, ast.Subscript)
+        idx = values.slice.value if isinstance(values.slice, ast.Constant) else None
+        out: set[Atom] = set()
+        for cont in self.elements_source(values.value, scope, depth + 1):
+            if cont is None:
+                out.add(UNKNOWN)
+                continue
+            for _, row in cont[1]:
+                row = _unwrap_param(row)
+                if idx is None:
+                    out |= self.eval(row, scope, depth + 1)
+                elif isinstance(row, (ast.Tuple, ast.List)) and idx < len(row.elts):
+                    out |= self.eval(_unwrap_param(row.elts[idx]), scope, depth + 1)
+                else:
+                    out.add(UNKNOWN)
+        return out
+
+    # -- calls
+    def calls(self) -> Iterator[CallSite]:
+        if self.tree is None:
+            return
+        for node in ast.walk(self.tree):
+            if not isinstance(node, ast.Call):
+                continue
+            scope = self.scope_of(node)
+            method: str | None = None
+            via = "direct"
+            func = node.func
+            atoms: set[Atom]
+            if isinstance(func, ast.Attribute):
+                base = self.eval(func.value, scope)
+                if base and all(isinstance(b, Instance) for b in base):
+                    atoms = set(base)
+                    method = func.attr
+                    via = "instance"
+                else:
+                    atoms = self.eval(func, scope)
+                    via = "module"
+            else:
+                atoms = self.eval(func, scope)
+                if atoms and all(isinstance(a, Instance) for a in atoms):
+                    method = "__call__"
+                    via = "instance"
+                elif isinstance(func, ast.Name) and not self._is_import_name(func.id, scope):
+                    via = "indirect"
+                elif isinstance(func, ast.Name) and func.id in self.mi.imports and self.mi.imports[func.id][-1] != func.id:
+                    via = "alias"
+            if not any(isinstance(a, (ClassRef, Instance, Gone)) for a in atoms):
+                continue
+            yield self._site(node, atoms, method, via, scope)
+
+    def _is_import_name(self, name: str, scope: _Scope) -> bool:
+        s: _Scope | None = scope
+        while s is not None and s is not self.module_scope:
+            if name in s.assigns or name in s.params or name in s.loops:
+                return False
+            s = s.parent
+        return name not in self.module_scope.assigns and name not in self.module_scope.loops
+
+    def _site(self, node: ast.Call, atoms: set[Atom], method: str | None, via: str, scope: _Scope) -> CallSite:
+        args: list[Arg] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                args.append(Arg("star", None, self.segment(a.value)))
+            else:
+                args.append(Arg("pos", None, self.segment(a)))
+        splat_dict: list[tuple[str, str]] | None = None
+        splat_name: str | None = None
+        for k in node.keywords:
+            if k.arg is None:
+                args.append(Arg("dstar", None, self.segment(k.value)))
+                if isinstance(k.value, ast.Name):
+                    splat_name = k.value.id
+            else:
+                args.append(Arg("kw", k.arg, self.segment(k.value)))
+        # Preserve source order of keywords and **splats as written.
+        order = sorted(range(len(node.keywords)), key=lambda i: (node.keywords[i].lineno, node.keywords[i].col_offset))
+        kw_args = [args[len(node.args) + i] for i in order]
+        args = args[: len(node.args)] + kw_args
+        if sum(1 for a in args if a.kind == "dstar") == 1 and not any(a.kind == "star" for a in args):
+            splat_dict = self._literal_dict(node, scope)
+        top, qual = self.enclosing_function(node)
+        via_kind = via
+        if isinstance(node.func, ast.Name) and via == "indirect":
+            via_kind = self._how(node.func.id, scope)
+        return CallSite(
+            path=self.mi.path,
+            lineno=node.lineno,
+            col=_char_col(self.lines, node.lineno, node.col_offset),
+            end_lineno=node.end_lineno or node.lineno,
+            end_col=_char_col(self.lines, node.end_lineno or node.lineno, node.end_col_offset or 0),
+            func_source=self.segment(node.func),
+            args=tuple(args),
+            atoms=frozenset(atoms),
+            method=method,
+            function=top,
+            qualfunction=qual,
+            scope_names=frozenset(self.visible_names(node, scope)),
+            via=via_kind,
+            splat_dict=tuple(splat_dict) if splat_dict is not None else None,
+            splat_name=splat_name,
+        )
+
+    def _how(self, name: str, scope: _Scope) -> str:
+        s: _Scope | None = scope
+        while s is not None:
+            if name in s.params:
+                return "parametrize" if name in s.param_values else "helper"
+            if name in s.loops:
+                return "loop"
+            if name in s.assigns:
+                vals = s.assigns[name]
+                if any(isinstance(v, ast.Subscript) for v in vals):
+                    return "dict"
+                return "alias"
+            s = s.parent
+        return "alias"
+
+    def _literal_dict(self, node: ast.Call, scope: _Scope) -> list[tuple[str, str]] | None:
+        """`**d` where d is a dict literal, or built in the same function only from literal keys."""
+        kw = next(k for k in node.keywords if k.arg is None)
+        value = kw.value
+        if isinstance(value, ast.Dict):
+            return self._dict_items(value)
+        if isinstance(value, ast.Call) and dotted(value.func) == "dict" and not value.args:
+            if all(k.arg is not None for k in value.keywords):
+                return [(k.arg, self.segment(k.value)) for k in value.keywords if k.arg is not None]
+            return None
+        if not isinstance(value, ast.Name) or scope.node is None:
+            return None
+        name = value.id
+        fn = scope.node
+        assigns = [n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                   and any(isinstance(t, ast.Name) and t.id == name for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+        if name in scope.params or len(assigns) != 1 or not isinstance(assigns[0], ast.Assign):
+            return None
+        src = assigns[0].value
+        if isinstance(src, ast.Dict):
+            items = self._dict_items(src)
+        elif isinstance(src, ast.Call) and dotted(src.func) == "dict" and not src.args and all(k.arg for k in src.keywords):
+            items = [(k.arg, self.segment(k.value)) for k in src.keywords if k.arg is not None]
+        else:
+            return None
+        if items is None:
+            return None
+        # Later `d["k"] = v` writes with literal keys extend it; anything else (update, del, pop) gives up.
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name for t in n.targets):
+                t = next(t for t in n.targets if isinstance(t, ast.Subscript))
+                if isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str):
+                    items.append((t.slice.value, self.segment(n.value)))
+                else:
+                    return None
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and n.func.value.id == name:
+                return None
+            elif isinstance(n, ast.Delete):
+                return None
+            elif isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+                parent = self.parents.get(n)
+                if not (isinstance(parent, ast.keyword) and parent.arg is None) and not (isinstance(parent, ast.Subscript)):
+                    return None  # passed elsewhere: it may be changed there
+        return items
+
+    def _dict_items(self, d: ast.Dict) -> list[tuple[str, str]] | None:
+        out = []
+        for k, v in zip(d.keys, d.values):
+            if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
+                return None
+            out.append((k.value, self.segment(v)))
+        return out
+
+    def visible_names(self, node: ast.AST, scope: _Scope) -> set[str]:
+        names: set[str] = set()
+        line = getattr(node, "lineno", 10**9)
+        s: _Scope | None = scope
+        while s is not None:
+            names.update(s.params)
+            for n, vals in s.assigns.items():
+                if s is self.module_scope or any(getattr(v, "lineno", 0) <= line for v in vals):
+                    names.add(n)
+            names.update(s.loops)
+            s = s.parent
+        names.update(self.mi.imports)
+        return names
+
+    def segment(self, node: ast.AST) -> str:
+        seg = None
+        try:
+            seg = ast.get_source_segment(self.text, node)
+        except Exception:  # noqa: BLE001 - positions can be missing on synthetic nodes
+            seg = None
+        return seg if seg is not None else ast.unparse(node)
+
+
+def _unwrap_param(node: ast.expr) -> ast.expr:
+    """`pytest.param(a, b, id=...)` -> the tuple of its values."""
+    if isinstance(node, ast.Call) and (dotted(node.func) or "").endswith("param"):
+        return ast.Tuple(elts=list(node.args)) if len(node.args) != 1 else node.args[0]
+    return node

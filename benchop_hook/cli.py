@@ -1,0 +1,155 @@
+"""`bench-op`: argument parsing, flat dispatch, and the one top-level error handler.
+
+Kept light on purpose: the path a commit takes when it touches no Op imports
+neither libcst nor GitPython nor torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from benchop_hook import __version__
+from benchop_hook.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, BenchOpError
+
+
+def _add_target(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("what to compare (default: staged changes, HEAD vs the index)")
+    g.add_argument("--from-ref", metavar="REF", help="compare REF..TO-REF (also read from PRE_COMMIT_FROM_REF)")
+    g.add_argument("--to-ref", metavar="REF", help="end of the range (also read from PRE_COMMIT_TO_REF)")
+    g.add_argument("--all-files", action="store_true", help="no diff: check every benchmark against the current signatures")
+    p.add_argument("--json", metavar="PATH", help="also write the report as JSON to PATH")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing when there is nothing to do")
+    p.add_argument("files", nargs="*", help=argparse.SUPPRESS)
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-run", action="store_true", help="static rewrite only, run no benchmark")
+    p.add_argument("--no-commit", action="store_true", help="never make the follow-up commit")
+    p.add_argument("--python", metavar="PATH", help="interpreter that runs the benchmarks")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="per benchmark file (default: config, 1800)")
+    p.add_argument("--max-iterations", type=int, metavar="N", help="repair attempts per file (default 3)")
+    p.add_argument("--gpus", metavar="all|N|0,2,5", help="spread benchmark files over these GPUs (default: config, 1)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bench-op",
+        description="Keep a kernel library's benchmarks building its Ops after their constructors change.",
+    )
+    parser.add_argument("--version", action="version", version=f"bench-op {__version__}")
+    parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("check", help="report Op signature changes and the benchmark calls they break; write nothing")
+    _add_target(p)
+    p = sub.add_parser("fix", help="rewrite the broken benchmark calls in the working tree")
+    _add_target(p)
+    p.add_argument("--diff", action="store_true", help="print the unified diff instead of writing")
+    p = sub.add_parser("run", help="rewrite, run the affected benchmarks, repair until they print numbers, commit")
+    _add_target(p)
+    _add_run_options(p)
+    p = sub.add_parser("hook", help="what the git / pre-commit hooks call")
+    p.add_argument("stage", choices=["pre-commit", "post-commit", "post-merge", "follow-up"])
+    p.add_argument("files", nargs="*", help=argparse.SUPPRESS)
+    _add_run_options(p)
+    p.add_argument("--json", metavar="PATH", help=argparse.SUPPRESS)
+    p = sub.add_parser("install", help="install plain git post-commit and post-merge hooks (no pre-commit needed)")
+    p = sub.add_parser("uninstall", help="remove the hooks `bench-op install` put in place")
+    return parser
+
+
+def _git_dir_guess(start: str) -> str | None:
+    """The git dir, found without running git (for the crash log)."""
+    cur = os.path.abspath(start)
+    while True:
+        dot = os.path.join(cur, ".git")
+        if os.path.isdir(dot):
+            return dot
+        if os.path.isfile(dot):
+            try:
+                with open(dot, encoding="utf-8") as f:
+                    line = f.read().strip()
+                if line.startswith("gitdir:"):
+                    return os.path.normpath(os.path.join(cur, line[7:].strip()))
+            except OSError:
+                return None
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            return None
+        cur = parent
+
+
+def _crash_log(argv: Sequence[str]) -> str:
+    import datetime
+    import platform
+    import tempfile
+    import traceback
+
+    gdir = _git_dir_guess(os.getcwd())
+    folder = os.path.join(gdir, "bench-op") if gdir else os.path.join(tempfile.gettempdir(), "bench-op")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, "crash.log")
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"=== {datetime.datetime.now().isoformat(timespec='seconds')} bench-op {__version__} "
+                    f"python {platform.python_version()} {platform.platform()}\n")
+            f.write(f"argv: {list(argv)}\ncwd: {os.getcwd()}\n")
+            f.write(traceback.format_exc())
+            f.write("\n")
+        return path
+    except OSError:
+        return "(could not write a log)"
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    cmd = args.command
+    if cmd == "check":
+        from benchop_hook.commands import check as mod
+    elif cmd == "fix":
+        from benchop_hook.commands import fix as mod
+    elif cmd == "run":
+        from benchop_hook.commands import run as mod
+    elif cmd == "hook":
+        from benchop_hook.commands import hook as mod
+    elif cmd == "install":
+        from benchop_hook.commands import install as mod
+
+        return mod.install(args)
+    elif cmd == "uninstall":
+        from benchop_hook.commands import install as mod
+
+        return mod.uninstall(args)
+    else:
+        build_parser().print_help()
+        return EXIT_USAGE
+    return mod.main(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(argv)
+        if getattr(args, "files", None) and args.command in ("check", "fix", "run"):
+            # Files on the command line (pre-commit passes them) mean: check these benchmarks as they are now.
+            args.all_files = args.all_files or False
+        return dispatch(args)
+    except BenchOpError as exc:
+        print(f"bench-op: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("bench-op: interrupted; nothing of yours was changed.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except SystemExit:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the one place a bug is turned into a message
+        log = _crash_log(argv)
+        print(f"bench-op: internal error ({type(exc).__name__}: {str(exc)[:200]}). "
+              f"This is a bug in bench-op; the details are in {log}.", file=sys.stderr)
+        return EXIT_BUG
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,72 @@
+"""What every command does first: find the repo, read the config, decide cheaply whether there is anything to do."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from benchop_hook import config as config_mod
+from benchop_hook import gitrepo
+from benchop_hook.globs import matches
+from benchop_hook.target import Target, changed_files, resolve
+
+if TYPE_CHECKING:
+    import argparse
+
+    from benchop_hook.pipeline import StaticResult
+
+
+def open_repo(args: argparse.Namespace) -> tuple[gitrepo.RepoPaths, config_mod.Config]:
+    repo = gitrepo.find_repo(getattr(args, "directory", None))
+    cfg = config_mod.load(repo.root)
+    for w in cfg.warnings:
+        print(w, file=sys.stderr)
+    return repo, cfg
+
+
+def target_of(args: argparse.Namespace, repo: gitrepo.RepoPaths) -> Target:
+    return resolve(repo.root, all_files=args.all_files, from_ref=args.from_ref, to_ref=args.to_ref)
+
+
+def is_op_path(cfg: config_mod.Config, p: str) -> bool:
+    return (p.endswith(".py") and not matches(p, cfg.benchmark_paths) and not matches(p, cfg.test_paths)
+            and matches(p, cfg.op_paths))
+
+
+def op_files_touched(cfg: config_mod.Config, changes: list[gitrepo.Change]) -> bool:
+    return any((c.old_path and is_op_path(cfg, c.old_path)) or (c.new_path and is_op_path(cfg, c.new_path)) for c in changes)
+
+
+def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
+           changes: list[gitrepo.Change], *, bench_from: str = "worktree") -> StaticResult:
+    """The static pass. Imports the heavy modules: call it only when there is work."""
+    from benchop_hook.history import History
+    from benchop_hook.pipeline import Sources, StaticPass
+
+    root = repo.root
+    tracked = gitrepo.list_tracked(root)
+    if target.mode == "all":
+        new: gitrepo.Snapshot = gitrepo.WorkTree(root, tracked)
+        sources = Sources(None, new, new, [])
+        return StaticPass(cfg, sources, target, History(root)).run()
+    if target.mode == "staged":
+        old: gitrepo.Snapshot = gitrepo.GitSnapshot(root, "HEAD")
+        new = gitrepo.GitSnapshot(root, None)
+    else:
+        assert target.from_rev and target.to_rev
+        old = gitrepo.GitSnapshot(root, target.from_rev)
+        new = gitrepo.GitSnapshot(root, target.to_rev)
+    bench = new if bench_from == "target" else gitrepo.WorkTree(root, tracked)
+    return StaticPass(cfg, Sources(old, new, bench, changes), target).run()
+
+
+def quick(args: argparse.Namespace) -> tuple[gitrepo.RepoPaths, config_mod.Config, Target, list[gitrepo.Change] | None]:
+    """Everything up to "is any op file in the diff?"; changes None means there is nothing to do."""
+    repo, cfg = open_repo(args)
+    target = target_of(args, repo)
+    if target.mode == "all":
+        return repo, cfg, target, []
+    changes = changed_files(repo.root, target)
+    if not op_files_touched(cfg, changes):
+        return repo, cfg, target, None
+    return repo, cfg, target, changes

@@ -1,0 +1,43 @@
+"""`bench-op fix`: rewrite the broken benchmark calls in the working tree (or print the diff)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from benchop_hook.commands.common import quick, static
+from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK, BenchOpError
+
+
+def main(args: argparse.Namespace) -> int:
+    repo, cfg, target, changes = quick(args)
+    if changes is None:
+        if not args.quiet:
+            print(f"bench-op: nothing to fix: no Op file changed in {target.label}.")
+        return EXIT_OK
+    from benchop_hook.files import write_file
+    from benchop_hook.report import render_check, static_json, unified_diff, write_json
+
+    result = static(repo, cfg, target, changes)
+    if args.diff:
+        for fr in result.rewritten:
+            sys.stdout.write(unified_diff(fr.path, fr.before, fr.after))
+        print(render_check(result), file=sys.stderr)
+    else:
+        failed = []
+        for fr in result.rewritten:
+            try:
+                write_file(repo.root, fr.path, fr.before, fr.after or b"")
+                print(f"Rewriting {fr.path}")
+            except BenchOpError as exc:
+                failed.append(exc.message)
+                for f in fr.findings:
+                    if f.fixed:
+                        f.fixed, f.why_not = False, exc.message
+        print(render_check(result, wrote=True))
+        for msg in failed:
+            print(f"bench-op: {msg}", file=sys.stderr)
+    if args.json:
+        data = static_json(result)
+        write_json(args.json, data)
+    return EXIT_BLOCKED if result.broken else EXIT_OK

@@ -1,0 +1,156 @@
+"""`[tool.bench-op]` in the repository's pyproject.toml -> a frozen `Config`.
+
+Every key is optional; the defaults fit a TileOPs-like layout. A wrong type or
+value is a `ConfigError` naming the key (exit 2); an unknown key is a warning
+naming it, so a newer config still works with an older bench-op.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from benchop_hook.errors import ConfigError
+from benchop_hook.globs import escapes_repo
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+
+@dataclass(frozen=True)
+class Config:
+    op_paths: tuple[str, ...] = ("src/*/ops/**/*.py", "*/ops/**/*.py")
+    op_bases: tuple[str, ...] = ("Op",)
+    benchmark_paths: tuple[str, ...] = ("benchmarks/**/*.py",)
+    test_paths: tuple[str, ...] = ("tests/**/*.py",)
+    python: str | None = None
+    timeout: float = 1800.0
+    max_iterations: int = 3
+    pytest_args: tuple[str, ...] = ()
+    require_gpu: bool = False
+    pin_defaults: bool = True
+    gpus: str = "1"
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+
+
+def _key(name: str) -> str:
+    return name.replace("_", "-")
+
+
+_KEYS = {_key(f.name): f.name for f in fields(Config) if f.name != "warnings"}
+
+
+def _str_list(key: str, value: Any, *, globs: bool = False) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ConfigError(
+            f"[tool.bench-op] {key} must be a list of non-empty strings, got {value!r}: fix it in pyproject.toml."
+        )
+    if globs:
+        for v in value:
+            if escapes_repo(v):
+                raise ConfigError(
+                    f"[tool.bench-op] {key} pattern {v!r} points outside the repository: "
+                    "use a path relative to the repository root without '..'."
+                )
+    return tuple(value)
+
+
+def _positive_number(key: str, value: Any, *, integer: bool) -> Any:
+    ok_type = int if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, ok_type) or value <= 0:
+        kind = "a positive integer" if integer else "a positive number of seconds"
+        raise ConfigError(f"[tool.bench-op] {key} must be {kind}, got {value!r}: fix it in pyproject.toml.")
+    return value
+
+
+def parse_gpus(value: Any, *, where: str = "[tool.bench-op] gpus") -> str:
+    """Normalise a GPU selection: 'all', a count 'N', or an explicit list '0,2,5'."""
+    if isinstance(value, bool):
+        value = None
+    if isinstance(value, int) and value >= 0:
+        return str(value)
+    if isinstance(value, list) and value and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value):
+        if len(set(value)) != len(value):
+            value = None
+        else:
+            return ",".join(str(v) for v in value)
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text == "all" or text.isdigit():
+            return text
+        parts = [p.strip() for p in text.split(",")]
+        if all(p.isdigit() for p in parts) and len(set(parts)) == len(parts) and len(parts) > 0:
+            return ",".join(parts)
+    raise ConfigError(
+        f"{where} must be 'all', a number of GPUs, or a list of GPU indices like '0,2,5', got {value!r}."
+    )
+
+
+def from_table(table: dict[str, Any]) -> Config:
+    """Validate a `[tool.bench-op]` table. Pure: no I/O."""
+    if not isinstance(table, dict):
+        raise ConfigError("[tool.bench-op] must be a table: fix it in pyproject.toml.")
+    values: dict[str, Any] = {}
+    warnings: list[str] = []
+    for key, value in table.items():
+        if key not in _KEYS:
+            close = difflib.get_close_matches(key, list(_KEYS), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            warnings.append(f"bench-op: warning: unknown key [tool.bench-op] {key!r} ignored{hint}")
+            continue
+        name = _KEYS[key]
+        if name in ("op_paths", "benchmark_paths", "test_paths"):
+            values[name] = _str_list(key, value, globs=True)
+        elif name == "op_bases":
+            values[name] = _str_list(key, value)
+        elif name == "pytest_args":
+            values[name] = _str_list(key, value) if value != [] else ()
+        elif name == "python":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"[tool.bench-op] python must be a path to an interpreter, got {value!r}.")
+            values[name] = value
+        elif name == "timeout":
+            values[name] = float(_positive_number(key, value, integer=False))
+        elif name == "max_iterations":
+            values[name] = _positive_number(key, value, integer=True)
+        elif name in ("require_gpu", "pin_defaults"):
+            if not isinstance(value, bool):
+                raise ConfigError(f"[tool.bench-op] {key} must be true or false, got {value!r}.")
+            values[name] = value
+        elif name == "gpus":
+            values[name] = parse_gpus(value)
+    return Config(**values, warnings=tuple(warnings))
+
+
+def load(root: str) -> Config:
+    """Read `[tool.bench-op]` from `<root>/pyproject.toml`; defaults when absent."""
+    path = os.path.join(root, "pyproject.toml")
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return Config()
+    except OSError as exc:
+        raise ConfigError(f"cannot read pyproject.toml ({exc.strerror}): check its permissions.") from None
+    if b"bench-op" not in raw:
+        return Config()
+    try:
+        data = tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise ConfigError("pyproject.toml is not UTF-8 text: save it as UTF-8.") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"pyproject.toml is not valid TOML ({exc}): fix it, then run bench-op again.") from None
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        return Config()
+    table = tool.get("bench-op")
+    if table is None:
+        return Config()
+    return from_table(table)

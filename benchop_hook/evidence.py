@@ -1,0 +1,149 @@
+"""What the updated tests say about how an Op is built now.
+
+The tests are updated to the new interface before the benchmarks, so they are
+the evidence for values of new required parameters, for renames that position
+alone can't tell, and for whether a changed default is meant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from benchop_hook.binding import CallShape, bind
+from benchop_hook.callsites import CallSite
+from benchop_hook.edits import Edit
+from benchop_hook.fixes import Status, classify
+from benchop_hook.locate import analyze
+from benchop_hook.modules import ClassRef, Project
+from benchop_hook.signatures import Signature, is_constant_source, same_default
+
+
+def shape_of(site: CallSite) -> CallShape:
+    return CallShape(
+        n_positional=sum(1 for a in site.args if a.kind == "pos"),
+        keywords=tuple(a.keyword for a in site.args if a.kind == "kw" and a.keyword),
+        star=any(a.kind == "star" for a in site.args),
+        double_star=any(a.kind == "dstar" for a in site.args),
+    )
+
+
+def bound_values(site: CallSite, sig: Signature) -> dict[str, str] | None:
+    """parameter -> source text of the argument reaching it; None when the call doesn't bind."""
+    shape = shape_of(site)
+    if shape.splatted:
+        return None
+    b = bind(sig, shape)
+    if not b.ok:
+        return None
+    out: dict[str, str] = {}
+    pos = [a for a in site.args if a.kind == "pos"]
+    for i, p in enumerate(b.positional):
+        out[p] = pos[i].source
+    kws = {a.keyword: a.source for a in site.args if a.kind == "kw"}
+    for k, p in b.keywords:
+        out[p] = kws[k]
+    return out
+
+
+@dataclass(frozen=True)
+class Value:
+    source: str | None
+    reason: str  # where the value comes from, or why there is none
+
+
+class TestEvidence:
+    def __init__(self, new_p: Project, old_p: Project | None, test_files: Iterable[str],
+                 changed_tests: Iterable[tuple[str | None, str | None]]) -> None:
+        self.new_p = new_p
+        self.old_p = old_p
+        self.test_files = list(test_files)
+        self.changed = list(changed_tests)
+        self._sites: dict[tuple[str, str], list[CallSite]] = {}
+
+    def _calls(self, project: Project, path: str, name: str, ref: ClassRef, side: str) -> list[CallSite]:
+        key = (side, path)
+        if key not in self._sites:
+            data = project.snapshot.read(path)
+            if data is None:
+                self._sites[key] = []
+            else:
+                az = analyze(path, data, project)
+                self._sites[key] = [s for s in az.calls() if s.method is None]
+        return [s for s in self._sites[key] if s.classes == {ref}]
+
+    def _new_calls(self, ref: ClassRef, paths: Iterable[str]) -> list[CallSite]:
+        out: list[CallSite] = []
+        for path in paths:
+            data = self.new_p.snapshot.read(path)
+            if data is None or ref.name.encode() not in data:
+                continue
+            out.extend(self._calls(self.new_p, path, ref.name, ref, "new"))
+        return out
+
+    def value_for(self, ref: ClassRef, param: str, sig: Signature, old_sig: Signature | None = None,
+                  edits: Sequence[Edit] = ()) -> Value:
+        """The one constant value every test call written for the new signature passes for `param`, if they agree.
+
+        A test call that also binds the old signature, but with its arguments on other parameters,
+        was not updated: it is no evidence.
+        """
+        values: dict[str, list[str]] = {}
+        for site in self._new_calls(ref, self.test_files):
+            if old_sig is not None and classify(site.args, old_sig, sig, edits)[0] is not Status.OK:
+                continue
+            bv = bound_values(site, sig)
+            if bv is None or param not in bv:
+                continue
+            values.setdefault(bv[param], []).append(site.where)
+        if not values:
+            return Value(None, f"no test builds {ref.name} with '{param}'")
+        if len(values) > 1:
+            shown = "; ".join(f"{param}={v} at {w[0]}" for v, w in list(values.items())[:3])
+            return Value(None, f"the tests disagree on '{param}' ({shown})")
+        (src, where), = values.items()
+        if not is_constant_source(src):
+            return Value(None, f"the tests pass '{param}={src}', which only means something in their own scope")
+        return Value(src, f"every test call passes {param}={src} ({len(where)} call{'s' if len(where) != 1 else ''}, e.g. {where[0]})")
+
+    def rename_hints(self, ref: ClassRef, old_sig: Signature, new_sig: Signature) -> dict[str, str]:
+        """old -> new parameter names, from test calls that changed the keyword but kept the value."""
+        if self.old_p is None:
+            return {}
+        hints: dict[str, str] = {}
+        for old_path, new_path in self.changed:
+            if old_path is None or new_path is None:
+                continue
+            old_data = self.old_p.snapshot.read(old_path)
+            if old_data is None or ref.name.encode() not in old_data:
+                continue
+            old_sites = [s for s in self._calls(self.old_p, old_path, ref.name, ref, "old")]
+            new_sites = self._new_calls(ref, [new_path])
+            if len(old_sites) != len(new_sites):
+                continue
+            for o, n in zip(old_sites, new_sites):
+                ov, nv = bound_values(o, old_sig), bound_values(n, new_sig)
+                if ov is None or nv is None:
+                    continue
+                gone = {p: v for p, v in ov.items() if new_sig.get(p) is None}
+                fresh = {p: v for p, v in nv.items() if old_sig.get(p) is None}
+                for p, v in gone.items():
+                    match = [q for q, w in fresh.items() if w == v]
+                    if len(match) == 1:
+                        hints[p] = match[0]
+        return hints
+
+    def adopts_new_default(self, ref: ClassRef, param: str, old_default: str, new_default: str | None,
+                           new_sig: Signature) -> str | None:
+        """Where the updated tests show the new default is meant; None when they don't."""
+        changed_new = [n for _, n in self.changed if n is not None]
+        adopted: str | None = None
+        for site in self._new_calls(ref, changed_new):
+            bv = bound_values(site, new_sig)
+            if bv is None:
+                continue
+            if param in bv and same_default(bv[param], old_default):
+                return None  # a test still pins the old value
+            if param not in bv or (new_default is not None and same_default(bv[param], new_default)):
+                adopted = adopted or site.where
+        return adopted

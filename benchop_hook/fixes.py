@@ -1,0 +1,203 @@
+"""Judge one call against an Op change, and plan the smallest edit that makes it bind with the same meaning.
+
+Pure: a call is its argument list (kind, keyword, source text); the result is
+either a `Plan` (operations on that list) or a `NoPlan` with the reason. A plan
+is only returned when the rewritten call binds the new signature and every
+argument reaches the parameter it reached before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from benchop_hook.binding import CallShape, bind
+from benchop_hook.callsites import Arg
+from benchop_hook.edits import Edit, EditKind, param_map
+from benchop_hook.signatures import Signature, is_constant_source
+
+
+class Status(str, Enum):
+    OK = "ok"
+    BROKEN = "does not bind the new signature"
+    SHIFTED = "still binds, but an argument now reaches another parameter"
+    DEFAULT = "relies on a default that changed"
+    UNKNOWN = "cannot be judged statically"
+    GONE = "names an Op that no longer exists"
+    AMBIGUOUS = "may build Ops that disagree"
+    STALE = "did not bind the old signature either"
+
+
+@dataclass(frozen=True)
+class ArgOp:
+    op: str  # "drop", "rename", "to_kw", "add_kw"
+    index: int | None = None  # position in the call's argument list
+    name: str | None = None
+    value: str | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    ops: tuple[ArgOp, ...]
+    notes: tuple[str, ...]
+    preview: str  # the argument list after the edit, e.g. "(N, dtype, dim=-1)"
+
+
+@dataclass(frozen=True)
+class NoPlan:
+    reason: str
+    missing: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Value:
+    source: str | None
+    reason: str
+
+
+def shape(args: Sequence[Arg]) -> CallShape:
+    return CallShape(
+        sum(1 for a in args if a.kind == "pos"),
+        tuple(a.keyword for a in args if a.kind == "kw" and a.keyword),
+        any(a.kind == "star" for a in args),
+        any(a.kind == "dstar" for a in args),
+    )
+
+
+def _targets(args: Sequence[Arg], sig: Signature) -> list[str] | None:
+    b = bind(sig, shape(args))
+    if not b.ok:
+        return None
+    kw = dict(b.keywords)
+    out: list[str] = []
+    k = 0
+    for a in args:
+        if a.kind == "pos":
+            out.append(b.positional[k])
+            k += 1
+        else:
+            out.append(kw[a.keyword or ""])
+    return out
+
+
+def classify(args: Sequence[Arg], old: Signature, new: Signature, edits: Sequence[Edit]) -> tuple[Status, str]:
+    """What is wrong with a call after the change, as (status, sentence)."""
+    sh = shape(args)
+    if sh.splatted:
+        return Status.UNKNOWN, "passes *args/**kwargs, so only a run can tell whether it binds"
+    ob = bind(old, sh)
+    nb = bind(new, sh)
+    if not nb.ok:
+        if not ob.ok:
+            return Status.STALE, f"did not bind the old signature either ({ob.error})"
+        return Status.BROKEN, f"TypeError: {nb.error}"
+    if not ob.ok:
+        return Status.OK, "already written for the new signature"
+    pmap = param_map(list(edits), old)
+    old_t, new_t = _targets(args, old) or [], _targets(args, new) or []
+    for a, o, n in zip(args, old_t, new_t):
+        if a.kind == "pos" and pmap.get(o, o) != n:
+            return Status.SHIFTED, f"argument {a.source} now reaches '{n}' instead of '{o}'"
+    return Status.OK, "binds with the same meaning"
+
+
+def default_pins(args: Sequence[Arg], old: Signature, new: Signature, edits: Sequence[Edit]) -> list[Edit]:
+    """DEFAULT_CHANGED edits this call relies on (it leaves that parameter to its default)."""
+    old_t = _targets(args, old)
+    if old_t is None:
+        return []
+    passed = set(old_t)
+    return [e for e in edits if e.kind is EditKind.DEFAULT_CHANGED and e.new_default is not None and e.name not in passed]
+
+
+def plan(
+    args: Sequence[Arg],
+    old: Signature,
+    new: Signature,
+    edits: Sequence[Edit],
+    value_for: Callable[[str], Value],
+    pins: Sequence[tuple[str, str, str]] = (),
+) -> Plan | NoPlan:
+    """The edit that makes `args` bind `new` as they bound `old`. `pins`: (param, value, note) to add."""
+    if shape(args).splatted:
+        return NoPlan("passes *args/**kwargs")
+    old_t = _targets(args, old)
+    if old_t is None:
+        return NoPlan("it did not bind the old signature either, so its meaning is unknown")
+    pmap = param_map(list(edits), old)
+    new_pos = [p.name for p in new.positional]
+    ops: list[ArgOp] = []
+    notes: list[str] = []
+    final: list[tuple[str, str, str]] = []  # (kind, param, source) in order
+    k = 0
+    converting = False
+    for i, (a, p_old) in enumerate(zip(args, old_t)):
+        if p_old.startswith("*"):
+            return NoPlan(f"argument {a.source} goes through {p_old}, which bench-op does not rewrite")
+        p_new = pmap.get(p_old, p_old)
+        if p_new is None:
+            ops.append(ArgOp("drop", i))
+            notes.append(f"dropped {a.source} ('{p_old}' was removed)")
+            continue
+        param = new.get(p_new)
+        if param is None:
+            return NoPlan(f"'{p_new}' is not a parameter of the new signature")
+        if a.kind == "pos":
+            if not converting and k < len(new_pos) and new_pos[k] == p_new:
+                final.append(("pos", p_new, a.source))
+                k += 1
+                continue
+            converting = True
+            if not param.keyword:
+                return NoPlan(f"'{p_new}' is positional-only now and the arguments before it moved")
+            ops.append(ArgOp("to_kw", i, p_new))
+            notes.append(f"{a.source} passed as {p_new}={a.source}")
+            final.append(("kw", p_new, a.source))
+        else:
+            if not param.keyword:
+                return NoPlan(f"'{p_new}' is positional-only now")
+            if a.keyword != p_new:
+                ops.append(ArgOp("rename", i, p_new))
+                notes.append(f"keyword {a.keyword}= renamed to {p_new}=")
+            final.append(("kw", p_new, a.source))
+    filled = {p for _, p, _ in final}
+    inverse = {v: k2 for k2, v in pmap.items() if v is not None}
+    missing: list[str] = []
+    reasons: list[str] = []
+    for p in new.params:
+        if not p.required or p.name in filled:
+            continue
+        old_name = inverse.get(p.name)
+        old_param = old.get(old_name) if old_name else None
+        if old_param is not None and old_param.default is not None and old_param.name not in old_t and is_constant_source(old_param.default):
+            ops.append(ArgOp("add_kw", None, p.name, old_param.default))
+            notes.append(f"{p.name}={old_param.default} added (it had that default before and is required now)")
+            final.append(("kw", p.name, old_param.default))
+            continue
+        v = value_for(p.name)
+        if v.source is None:
+            missing.append(p.name)
+            reasons.append(f"'{p.name}' ({v.reason})")
+            continue
+        ops.append(ArgOp("add_kw", None, p.name, v.source))
+        notes.append(f"{p.name}={v.source} added: {v.reason}")
+        final.append(("kw", p.name, v.source))
+    if missing:
+        return NoPlan("needs a value for " + ", ".join(reasons), tuple(missing))
+    for name, value, note in pins:
+        if name in {p for _, p, _ in final}:
+            continue
+        ops.append(ArgOp("add_kw", None, name, value))
+        notes.append(note)
+        final.append(("kw", name, value))
+    # Check the result as Python would bind it, and that nothing changed meaning.
+    new_args = [Arg(kind, p if kind == "kw" else None, src) for kind, p, src in final]
+    new_t = _targets(new_args, new)
+    if new_t is None:
+        return NoPlan("no edit found that makes it bind the new signature")
+    for (kind, p, _), t in zip(final, new_t):
+        if p != t:
+            return NoPlan("no edit found that keeps every argument on its parameter")
+    preview = "(" + ", ".join(src if kind == "pos" else f"{p}={src}" for kind, p, src in final) + ")"
+    return Plan(tuple(ops), tuple(notes), preview)

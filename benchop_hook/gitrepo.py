@@ -1,0 +1,331 @@
+"""The only place that talks to git.
+
+Two layers: plain `git` subprocesses for the fast path (what changed? is this
+our own commit? what state is the repo in?), and GitPython, imported lazily,
+for reading many blobs of old and new trees once there is real work to do.
+
+Hooks inherit `GIT_INDEX_FILE`, `GIT_DIR` and friends from the git command
+that runs them. Every git call here gets an environment without them, except
+reads of the staged tree, which must see the index git is about to commit.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from benchop_hook.errors import EXIT_USAGE, GitError
+
+# What git exports to hooks that would redirect our own git calls.
+_GIT_ENV_KEEP = {
+    "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSL_CAINFO", "GIT_SSL_NO_VERIFY",
+    "GIT_CONFIG_COUNT", "GIT_HTTP_PROXY_AUTHMETHOD", "GIT_ALLOW_PROTOCOL", "GIT_ASKPASS",
+    "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
+    "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE",
+    "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_TEMPLATE_DIR",
+    "GIT_TRACE", "GIT_TRACE2", "GIT_TRACE2_EVENT",
+}
+
+
+def clean_env(*, keep_index: bool = False, extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("GIT_") or k in _GIT_ENV_KEEP or k.startswith("GIT_CONFIG_KEY_")
+        or k.startswith("GIT_CONFIG_VALUE_") or (keep_index and k == "GIT_INDEX_FILE")
+    }
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env.setdefault("LC_ALL", "C")
+    if extra:
+        env.update(extra)
+    return env
+
+
+def git(root: str, *args: str, env: dict[str, str] | None = None, check: bool = True,
+        input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    proc = subprocess.run(
+        ("git", *args), cwd=root, env=env if env is not None else clean_env(),
+        input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    if check and proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {msg[-1] if msg else 'exit ' + str(proc.returncode)}")
+    return proc
+
+
+def git_text(root: str, *args: str, **kw: Any) -> str:
+    return git(root, *args, **kw).stdout.decode("utf-8", "surrogateescape")
+
+
+@dataclass(frozen=True)
+class RepoPaths:
+    root: str  # the work tree's top level
+    git_dir: str  # this work tree's git dir (.git, or .git/worktrees/<name>)
+    common_dir: str  # shared objects and refs
+
+
+def find_repo(cwd: str | None = None) -> RepoPaths:
+    cwd = os.path.abspath(cwd or os.getcwd())
+    # `git rev-parse` honours GIT_DIR from a hook; run it clean from cwd.
+    proc = git(cwd, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir", check=False)
+    if proc.returncode != 0:
+        raise GitError("not inside a git work tree: run bench-op from your repository.", EXIT_USAGE)
+    top, gdir, common = proc.stdout.decode("utf-8", "surrogateescape").splitlines()[:3]
+    if not os.path.isabs(common):
+        common = os.path.normpath(os.path.join(cwd, common))
+    return RepoPaths(top, gdir, common)
+
+
+def has_commits(root: str) -> bool:
+    return git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False).returncode == 0
+
+
+def resolve_commit(root: str, ref: str) -> str:
+    proc = git(root, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}", check=False)
+    if proc.returncode != 0:
+        raise GitError(f"'{ref}' is not a commit in this repository: check the ref and try again.", EXIT_USAGE)
+    return proc.stdout.decode().strip()
+
+
+def empty_tree(root: str) -> str:
+    return git(root, "hash-object", "-t", "tree", "--stdin", input=b"").stdout.decode().strip()
+
+
+@dataclass(frozen=True)
+class Change:
+    status: str  # A, M, D, R (renamed), C (copied), T (type change)
+    old_path: str | None
+    new_path: str | None
+
+
+def _parse_name_status(out: bytes) -> list[Change]:
+    parts = out.split(b"\0")
+    changes: list[Change] = []
+    i = 0
+    while i < len(parts) and parts[i]:
+        status = parts[i].decode()[0]
+        if status in "RC":
+            old, new = parts[i + 1], parts[i + 2]
+            changes.append(Change(status, old.decode("utf-8", "surrogateescape"), new.decode("utf-8", "surrogateescape")))
+            i += 3
+        else:
+            p = parts[i + 1].decode("utf-8", "surrogateescape")
+            changes.append(Change(status, None if status == "A" else p, None if status == "D" else p))
+            i += 2
+    return changes
+
+
+def staged_changes(root: str) -> list[Change]:
+    """HEAD vs the index git is about to commit (GIT_INDEX_FILE respected)."""
+    out = git(root, "diff", "--cached", "--name-status", "-z", "-M", "--no-ext-diff",
+              "--ignore-submodules", "HEAD", env=clean_env(keep_index=True)).stdout
+    return _parse_name_status(out)
+
+
+def range_changes(root: str, from_rev: str, to_rev: str) -> list[Change]:
+    out = git(root, "diff", "--name-status", "-z", "-M", "--no-ext-diff", "--ignore-submodules",
+              from_rev, to_rev).stdout
+    return _parse_name_status(out)
+
+
+def list_tracked(root: str, rev: str | None = None) -> list[str]:
+    """Tracked regular files: in the index (rev None) or in a commit."""
+    if rev is None:
+        out = git(root, "ls-files", "-z", "-s", env=clean_env(keep_index=True)).stdout
+        paths = []
+        for rec in out.split(b"\0"):
+            if not rec:
+                continue
+            meta, path = rec.split(b"\t", 1)
+            if meta.startswith((b"100644", b"100755")):
+                paths.append(path.decode("utf-8", "surrogateescape"))
+        return paths
+    out = git(root, "ls-tree", "-r", "-z", "--full-tree", rev).stdout
+    paths = []
+    for rec in out.split(b"\0"):
+        if not rec:
+            continue
+        meta, path = rec.split(b"\t", 1)
+        if meta.startswith((b"100644", b"100755")):
+            paths.append(path.decode("utf-8", "surrogateescape"))
+    return paths
+
+
+# ---------------------------------------------------------------------------
+# Snapshots: read-only views of one version of the repository's files.
+
+
+class Snapshot:
+    """One version of the repository: a file list and the bytes of each file."""
+
+    def paths(self) -> list[str]:
+        raise NotImplementedError
+
+    def read(self, path: str) -> bytes | None:
+        raise NotImplementedError
+
+
+class WorkTree(Snapshot):
+    """The files on disk, restricted to tracked regular files (never through a symlink)."""
+
+    def __init__(self, root: str, tracked: list[str]) -> None:
+        self.root = root
+        self._tracked = tracked
+        self._set = set(tracked)
+
+    def paths(self) -> list[str]:
+        return self._tracked
+
+    def read(self, path: str) -> bytes | None:
+        if path not in self._set:
+            return None
+        full = os.path.join(self.root, path)
+        if os.path.islink(full) or not os.path.isfile(full):
+            return None
+        try:
+            with open(full, "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+
+class GitSnapshot(Snapshot):
+    """A commit or the index, read through GitPython's persistent cat-file process."""
+
+    def __init__(self, root: str, rev: str | None) -> None:
+        import git as gitpython  # heavy: only once there is real work
+
+        self._repo = gitpython.Repo(root)
+        self._rev = rev
+        self._entries: dict[str, bytes] | None = None
+        self._root = root
+
+    def _load(self) -> dict[str, bytes]:
+        if self._entries is None:
+            entries: dict[str, bytes] = {}
+            if self._rev is None:
+                out = git(self._root, "ls-files", "-z", "-s", env=clean_env(keep_index=True)).stdout
+                for rec in out.split(b"\0"):
+                    if not rec:
+                        continue
+                    meta, path = rec.split(b"\t", 1)
+                    mode, sha, stage = meta.split(b" ")
+                    if stage == b"0" and mode in (b"100644", b"100755"):
+                        entries[path.decode("utf-8", "surrogateescape")] = bytes.fromhex(sha.decode())
+            else:
+                out = git(self._root, "ls-tree", "-r", "-z", "--full-tree", self._rev).stdout
+                for rec in out.split(b"\0"):
+                    if not rec:
+                        continue
+                    meta, path = rec.split(b"\t", 1)
+                    mode, _type, sha = meta.split(b" ")
+                    if mode in (b"100644", b"100755"):
+                        entries[path.decode("utf-8", "surrogateescape")] = bytes.fromhex(sha.decode())
+            self._entries = entries
+        return self._entries
+
+    def paths(self) -> list[str]:
+        return list(self._load())
+
+    def blob_id(self, path: str) -> str | None:
+        sha = self._load().get(path)
+        return sha.hex() if sha else None
+
+    def read(self, path: str) -> bytes | None:
+        sha = self._load().get(path)
+        if sha is None:
+            return None
+        return self._repo.odb.stream(sha).read()
+
+    def close(self) -> None:
+        self._repo.close()
+
+
+class Overlay(Snapshot):
+    """`base` with some files replaced (bytes) or removed (None)."""
+
+    def __init__(self, base: Snapshot, overrides: dict[str, bytes | None]) -> None:
+        self.base = base
+        self.overrides = overrides
+
+    def paths(self) -> list[str]:
+        out = [p for p in self.base.paths() if p not in self.overrides]
+        out.extend(p for p, v in self.overrides.items() if v is not None)
+        return out
+
+    def read(self, path: str) -> bytes | None:
+        if path in self.overrides:
+            return self.overrides[path]
+        return self.base.read(path)
+
+
+# ---------------------------------------------------------------------------
+# Repository state and writing (hook stages only).
+
+
+def in_progress_operation(git_dir: str) -> str | None:
+    """The git operation the repository is in the middle of, if any."""
+    checks = (
+        ("rebase-merge", "a rebase"), ("rebase-apply", "a rebase or am"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick"), ("REVERT_HEAD", "a revert"),
+        ("BISECT_LOG", "a bisect"), ("MERGE_HEAD", "a merge"),
+    )
+    for name, what in checks:
+        if os.path.exists(os.path.join(git_dir, name)):
+            return what
+    return None
+
+
+def has_unmerged(root: str) -> bool:
+    out = git(root, "ls-files", "-u", "-z").stdout
+    return bool(out.strip(b"\0"))
+
+
+def commit_message(root: str, rev: str = "HEAD") -> str:
+    return git_text(root, "log", "-1", "--format=%B", rev)
+
+
+def wait_for_index_lock(git_dir: str, timeout: float) -> bool:
+    """Wait until no other git process holds the index lock. Never deletes it."""
+    lock = os.path.join(git_dir, "index.lock")
+    deadline = time.monotonic() + timeout
+    while os.path.exists(lock):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def hash_blob(root: str, path: str, data: bytes) -> str:
+    return git(root, "hash-object", "-w", "--stdin", "--no-filters", input=data).stdout.decode().strip()
+
+
+def file_mode(root: str, rev: str, path: str) -> str:
+    out = git(root, "ls-tree", "-z", rev, "--", path).stdout
+    return out.split(b" ", 1)[0].decode() if out else "100644"
+
+
+def index_entry(root: str, path: str) -> tuple[str, str] | None:
+    """(mode, blob id) of `path` at stage 0 in the real index."""
+    out = git(root, "ls-files", "-s", "-z", "--", path).stdout
+    for rec in out.split(b"\0"):
+        if rec:
+            meta, p = rec.split(b"\t", 1)
+            mode, sha, stage = meta.decode().split(" ")
+            if stage == "0" and p.decode("utf-8", "surrogateescape") == path:
+                return mode, sha
+    return None
+
+
+def iter_nul(out: bytes) -> Iterator[str]:
+    for part in out.split(b"\0"):
+        if part:
+            yield part.decode("utf-8", "surrogateescape")
+
+
+def status_porcelain(root: str, paths: Sequence[str] = ()) -> bytes:
+    return git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *paths).stdout

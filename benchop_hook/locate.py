@@ -1,0 +1,28 @@
+"""Analyzers for benchmark and test modules, resolving names against the new version (and the old one for names that are gone)."""
+
+from __future__ import annotations
+
+from benchop_hook.callsites import Atom, Gone, ModuleAnalyzer
+from benchop_hook.modules import ClassRef, ModuleInfo, Project, parse_source
+
+
+def analyze(path: str, data: bytes, new_p: Project, old_p: Project | None = None) -> ModuleAnalyzer:
+    mi = parse_source(data, path, new_p.module_name(path))
+
+    def resolve(m: ModuleInfo, name: str) -> Atom | None:
+        r = new_p.resolve_in(m, name)
+        if r is None and old_p is not None:
+            o = old_p.resolve_in(m, name)
+            if isinstance(o, ClassRef):
+                return Gone(o)
+        return r
+
+    def resolve_attr(module: str, attr: str) -> Atom | None:
+        r = new_p.resolve_name(module, attr)
+        if r is None and old_p is not None:
+            o = old_p.resolve_name(module, attr)
+            if isinstance(o, ClassRef):
+                return Gone(o)
+        return r
+
+    return ModuleAnalyzer(mi, data, resolve, resolve_attr)

@@ -1,0 +1,426 @@
+"""Python modules of one version of the repository, read with `ast`, and name resolution across them.
+
+`Project` answers: which class does `pkg.ops.SumFwdOp` name (following
+re-exports through package `__init__` files, aliases and star imports)? Is it
+an Op? What is its constructor, inherited across files? Everything is lazy and
+cached: only the modules a question touches are read and parsed.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import posixpath
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from benchop_hook.gitrepo import Snapshot
+from benchop_hook.signatures import Signature, from_function, is_staticmethod
+
+TRIVIAL_BASES = {"object", "ABC", "Generic", "Protocol", "Module", "ABCMeta"}
+PUBLIC_DUNDERS = {"__call__"}
+
+
+@dataclass(frozen=True)
+class ClassRef:
+    module: str
+    name: str
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.module}.{self.name}"
+
+
+@dataclass(frozen=True)
+class ModuleRef:
+    module: str
+
+
+@dataclass
+class ClassInfo:
+    name: str
+    lineno: int
+    bases: tuple[str, ...]
+    init: Signature | None
+    init_passthrough: bool
+    methods: dict[str, Signature]
+    fingerprint: str
+    init_fingerprint: str
+    dataclass_like: bool = False
+
+
+@dataclass
+class ModuleInfo:
+    path: str
+    module: str
+    is_package: bool
+    tree: ast.Module | None = None
+    error: str | None = None  # why it could not be read, e.g. "line 3: invalid syntax"
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    imports: dict[str, tuple[str, ...]] = field(default_factory=dict)  # local -> ("module", m) | ("attr", m, name)
+    star_imports: list[str] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)  # local -> dotted expression
+    all_names: tuple[str, ...] | None = None
+
+
+def dotted(node: ast.AST) -> str | None:
+    """`a.b.C` for Name/Attribute chains; the subscripted value for `Generic[T]`."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
+    if level == 0:
+        return target or ""
+    parts = module.split(".")
+    base = parts if is_package else parts[:-1]
+    if level > 1:
+        base = base[: len(base) - (level - 1)]
+    out = ".".join(base)
+    if target:
+        out = f"{out}.{target}" if out else target
+    return out
+
+
+def _decode_error(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        return f"line {exc.lineno}: {exc.msg}"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if isinstance(exc, ValueError) and "null bytes" in str(exc):
+        return "binary content, not Python source"
+    return str(exc) or type(exc).__name__
+
+
+def parse_source(data: bytes, path: str, module: str) -> ModuleInfo:
+    """Read one module's classes, imports and aliases. Never raises on bad input."""
+    is_package = posixpath.basename(path) == "__init__.py"
+    mi = ModuleInfo(path, module, is_package)
+    try:
+        tree = ast.parse(data, filename=path)
+    except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError) as exc:
+        mi.error = _decode_error(exc)
+        return mi
+    mi.tree = tree
+    for node in tree.body:
+        _read_toplevel(node, mi)
+    return mi
+
+
+def _read_toplevel(node: ast.stmt, mi: ModuleInfo) -> None:
+    if isinstance(node, ast.ClassDef):
+        mi.classes[node.name] = _read_class(node)
+    elif isinstance(node, ast.Import):
+        for a in node.names:
+            if a.asname:
+                mi.imports[a.asname] = ("module", a.name)
+            else:
+                top = a.name.split(".")[0]
+                mi.imports[top] = ("module", top)
+    elif isinstance(node, ast.ImportFrom):
+        base = resolve_relative(mi.module, mi.is_package, node.level, node.module)
+        for a in node.names:
+            if a.name == "*":
+                mi.star_imports.append(base)
+            else:
+                mi.imports[a.asname or a.name] = ("attr", base, a.name)
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+        t = node.targets[0]
+        if isinstance(t, ast.Name):
+            if t.id == "__all__" and isinstance(node.value, (ast.List, ast.Tuple)):
+                mi.all_names = tuple(e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+            else:
+                d = dotted(node.value)
+                if d is not None and not isinstance(node.value, ast.Subscript):
+                    mi.aliases[t.id] = d
+    elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+        d = dotted(node.value)
+        if d is not None and not isinstance(node.value, ast.Subscript):
+            mi.aliases[node.target.id] = d
+    elif isinstance(node, ast.If):
+        # `if TYPE_CHECKING:` / version switches: names bound in either branch count.
+        for sub in (*node.body, *node.orelse):
+            _read_toplevel(sub, mi)
+    elif isinstance(node, ast.Try):
+        for sub in node.body:
+            _read_toplevel(sub, mi)
+
+
+def _read_class(node: ast.ClassDef) -> ClassInfo:
+    bases = tuple(d for d in (dotted(b) for b in node.bases) if d is not None)
+    init: Signature | None = None
+    passthrough = False
+    init_fp = ""
+    methods: dict[str, Signature] = {}
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if item.name == "__init__":
+                init = from_function(item)
+                passthrough = init.is_passthrough
+                init_fp = hashlib.blake2b(ast.dump(item.args).encode(), digest_size=8).hexdigest()
+            elif not item.name.startswith("_") or item.name in PUBLIC_DUNDERS:
+                if any(isinstance(d, ast.Name) and d.id == "property" for d in item.decorator_list):
+                    continue
+                methods[item.name] = from_function(item, drop_first=not is_staticmethod(item))
+    dataclass_like = any((dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1] in ("dataclass", "define", "attrs") for d in node.decorator_list)
+    body_dump = "\n".join(ast.dump(item) for item in node.body)
+    fp = hashlib.blake2b(body_dump.encode(), digest_size=12).hexdigest()
+    return ClassInfo(node.name, node.lineno, bases, init, passthrough, methods, fp, init_fp, dataclass_like)
+
+
+def module_names_for(path: str, inits: set[str]) -> list[str]:
+    """Import names a file is known by: from its package chain, and its full path without a leading `src/`."""
+    if not path.endswith(".py"):
+        return []
+    parts = path[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    if not parts:
+        return []
+    i = len(parts) - 1  # parts[:i] is the directory holding the module
+    while i > 0 and "/".join(parts[:i]) + "/__init__.py" in inits:
+        i -= 1
+    names = [".".join(parts[i:])]
+    full = ".".join(parts[1:] if parts[0] == "src" and len(parts) > 1 else parts)
+    if full not in names:
+        names.append(full)
+    return names
+
+
+class ParseCache:
+    """Parsed modules shared between the old and new versions: unchanged files are parsed once."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[str, str, bytes], ModuleInfo] = {}
+        self.parsed = 0
+
+    def get(self, path: str, module: str, data: bytes) -> ModuleInfo:
+        key = (path, module, hashlib.blake2b(data, digest_size=16).digest())
+        mi = self._cache.get(key)
+        if mi is None:
+            mi = parse_source(data, path, module)
+            self._cache[key] = mi
+            self.parsed += 1
+        return mi
+
+
+class Project:
+    """One version of the repository as a set of importable modules."""
+
+    def __init__(self, snapshot: Snapshot, cache: ParseCache, is_op_path: Callable[[str], bool],
+                 op_bases: Iterable[str]) -> None:
+        self.snapshot = snapshot
+        self.cache = cache
+        self.is_op_path = is_op_path
+        self.op_bases = set(op_bases)
+        self._by_module: dict[str, str] | None = None
+        self._by_path: dict[str, str] = {}
+        self._is_op: dict[ClassRef, bool] = {}
+        self._ctor: dict[ClassRef, Signature | None] = {}
+
+    # -- files and module names
+    def _index(self) -> dict[str, str]:
+        if self._by_module is None:
+            paths = [p for p in self.snapshot.paths() if p.endswith(".py")]
+            inits = {p for p in paths if p.endswith("__init__.py")}
+            by_module: dict[str, str] = {}
+            for p in paths:
+                names = module_names_for(p, inits)
+                if names:
+                    self._by_path[p] = names[0]
+                for n in names:
+                    by_module.setdefault(n, p)
+            self._by_module = by_module
+        return self._by_module
+
+    def module_name(self, path: str) -> str:
+        self._index()
+        return self._by_path.get(path, path[:-3].replace("/", "."))
+
+    def has_module(self, module: str) -> bool:
+        return module in self._index()
+
+    def path_of(self, module: str) -> str | None:
+        return self._index().get(module)
+
+    def module(self, module: str) -> ModuleInfo | None:
+        path = self.path_of(module)
+        if path is None:
+            return None
+        return self.at(path)
+
+    def at(self, path: str) -> ModuleInfo | None:
+        data = self.snapshot.read(path)
+        if data is None:
+            return None
+        return self.cache.get(path, self.module_name(path), data)
+
+    # -- names
+    def resolve_name(self, module: str, name: str, _depth: int = 0) -> ClassRef | ModuleRef | None:
+        if _depth > 12:
+            return None
+        mi = self.module(module)
+        if mi is None:
+            sub = f"{module}.{name}" if module else name
+            return ModuleRef(sub) if self.has_module(sub) else None
+        return self.resolve_in(mi, name, _depth)
+
+    def resolve_in(self, mi: ModuleInfo, name: str, _depth: int = 0) -> ClassRef | ModuleRef | None:
+        if name in mi.classes:
+            return ClassRef(mi.module, name)
+        target = mi.imports.get(name)
+        if target is not None:
+            if target[0] == "module":
+                return ModuleRef(target[1])
+            _, m, n = target
+            r = self.resolve_name(m, n, _depth + 1)
+            if r is None and self.has_module(f"{m}.{n}"):
+                return ModuleRef(f"{m}.{n}")
+            return r
+        if name in mi.aliases:
+            return self.resolve_dotted(mi, mi.aliases[name], _depth + 1)
+        for star in mi.star_imports:
+            smi = self.module(star)
+            if smi is not None and smi.all_names is not None and name not in smi.all_names:
+                continue
+            r = self.resolve_name(star, name, _depth + 1)
+            if r is not None:
+                return r
+        if mi.is_package and self.has_module(f"{mi.module}.{name}"):
+            return ModuleRef(f"{mi.module}.{name}")
+        return None
+
+    def resolve_dotted(self, mi: ModuleInfo, expr: str, _depth: int = 0) -> ClassRef | ModuleRef | None:
+        head, *rest = expr.split(".")
+        r: ClassRef | ModuleRef | None = self.resolve_in(mi, head, _depth)
+        if r is None and mi.imports.get(head, ("",))[0] == "module":
+            r = ModuleRef(head)
+        for part in rest:
+            if isinstance(r, ModuleRef):
+                r = self.resolve_name(r.module, part, _depth + 1)
+            else:
+                return None
+        return r
+
+    def resolve_module_attr(self, module: str, dotted_rest: str) -> ClassRef | ModuleRef | None:
+        r: ClassRef | ModuleRef | None = ModuleRef(module)
+        for part in dotted_rest.split("."):
+            if not isinstance(r, ModuleRef):
+                return None
+            r = self.resolve_name(r.module, part)
+        return r
+
+    # -- classes
+    def class_info(self, ref: ClassRef) -> ClassInfo | None:
+        mi = self.module(ref.module)
+        return None if mi is None else mi.classes.get(ref.name)
+
+    def class_path(self, ref: ClassRef) -> str | None:
+        return self.path_of(ref.module)
+
+    def bases(self, ref: ClassRef) -> list[ClassRef | str]:
+        """Each base resolved to a class, or left as its dotted text when outside the repo."""
+        ci = self.class_info(ref)
+        mi = self.module(ref.module)
+        if ci is None or mi is None:
+            return []
+        out: list[ClassRef | str] = []
+        for b in ci.bases:
+            r = self.resolve_dotted(mi, b)
+            out.append(r if isinstance(r, ClassRef) and r != ref else b)
+        return out
+
+    def is_op(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> bool:
+        if ref in self._is_op:
+            return self._is_op[ref]
+        result = False
+        path = self.class_path(ref)
+        if path is not None and self.is_op_path(path) and ref not in _seen:
+            for b in self.bases(ref):
+                if isinstance(b, ClassRef):
+                    if b.name in self.op_bases or self.is_op(b, _seen | {ref}):
+                        result = True
+                        break
+                elif b.split(".")[-1] in self.op_bases:
+                    result = True
+                    break
+        self._is_op[ref] = result
+        return result
+
+    def constructor(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> Signature | None:
+        """The `__init__` callers of `ref(...)` bind to, inherited across files; None when unknowable."""
+        if ref in self._ctor:
+            return self._ctor[ref]
+        ci = self.class_info(ref)
+        result: Signature | None
+        if ci is None or ref in _seen or ci.dataclass_like:
+            result = None
+        elif ci.init is not None and not ci.init_passthrough:
+            result = ci.init
+        else:
+            result = Signature(())
+            for b in self.bases(ref):
+                if isinstance(b, ClassRef):
+                    s = self.constructor(b, _seen | {ref})
+                    if s is None:
+                        result = None
+                        break
+                    if self._defines_init(b, _seen | {ref}):
+                        result = s
+                        break
+                elif b.split(".")[-1] in TRIVIAL_BASES:
+                    continue
+                else:
+                    result = None  # a base outside the repository may define __init__
+                    break
+            if result is not None and ci.init_passthrough and not result.params:
+                result = ci.init
+        self._ctor[ref] = result
+        return result
+
+    def _defines_init(self, ref: ClassRef, seen: frozenset[ClassRef]) -> bool:
+        ci = self.class_info(ref)
+        if ci is None or ref in seen:
+            return False
+        if ci.init is not None:
+            return True
+        return any(isinstance(b, ClassRef) and self._defines_init(b, seen | {ref}) for b in self.bases(ref))
+
+    def method(self, ref: ClassRef, name: str, _seen: frozenset[ClassRef] = frozenset()) -> Signature | None:
+        ci = self.class_info(ref)
+        if ci is None or ref in _seen:
+            return None
+        if name in ci.methods:
+            return ci.methods[name]
+        for b in self.bases(ref):
+            if isinstance(b, ClassRef):
+                s = self.method(b, name, _seen | {ref})
+                if s is not None:
+                    return s
+        return None
+
+    def method_names(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> set[str]:
+        ci = self.class_info(ref)
+        if ci is None or ref in _seen:
+            return set()
+        names = set(ci.methods)
+        for b in self.bases(ref):
+            if isinstance(b, ClassRef):
+                names |= self.method_names(b, _seen | {ref})
+        return names
+
+    def ancestors(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> list[ClassRef]:
+        out: list[ClassRef] = []
+        for b in self.bases(ref):
+            if isinstance(b, ClassRef) and b not in _seen and b != ref:
+                out.append(b)
+                out.extend(self.ancestors(b, _seen | {ref}))
+        return out

@@ -1,0 +1,561 @@
+"""The static pass: diff -> Op changes -> benchmark calls -> plans -> rewritten files.
+
+I/O happens at the edges (`open_target` reads git; the caller writes files);
+`static_pass` itself takes snapshots and returns values.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from benchop_hook import gitrepo
+from benchop_hook.callsites import UNKNOWN, CallSite, Gone, Instance
+from benchop_hook.changes import OpChange, detect
+from benchop_hook.config import Config
+from benchop_hook.edits import Edit
+from benchop_hook.evidence import TestEvidence
+from benchop_hook.fixes import NoPlan, Plan, Status, Value, classify, default_pins, plan
+from benchop_hook.globs import matches
+from benchop_hook.locate import analyze
+from benchop_hook.modules import ClassRef, ParseCache, Project
+from benchop_hook.rewrite import CallEdit, DictEdit, ImportEdit, rewrite
+from benchop_hook.signatures import Signature, is_constant_source
+from benchop_hook.target import Target
+
+
+@dataclass
+class Finding:
+    site: CallSite
+    op: str
+    status: Status
+    problem: str
+    plan: Plan | None = None
+    why_not: str | None = None  # why there is no fix
+    info: list[str] = field(default_factory=list)  # notes that need no action (e.g. default not pinned)
+    method: str | None = None
+    fixed: bool = False  # the rewrite was applied
+
+    @property
+    def needs_action(self) -> bool:
+        return self.status not in (Status.OK, Status.DEFAULT) and not self.fixed
+
+    @property
+    def runtime_candidate(self) -> bool:
+        """Only a run can judge it (splatted arguments)."""
+        return self.status is Status.UNKNOWN
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "path": self.site.path,
+            "line": self.site.lineno,
+            "call": self.site.func_source + ("." + self.method if self.method and self.method != "__call__" else ""),
+            "op": self.op,
+            "method": self.method,
+            "via": self.site.via,
+            "function": self.site.qualfunction,
+            "status": self.status.name.lower(),
+            "problem": self.problem,
+            "fix": self.plan.preview if self.plan else None,
+            "notes": list(self.plan.notes) if self.plan else [],
+            "why_not": self.why_not,
+            "info": self.info,
+            "fixed": self.fixed,
+        }
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    before: bytes | None = None
+    after: bytes | None = None
+    error: str | None = None
+    import_notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.after is not None and self.after != self.before
+
+    @property
+    def functions(self) -> set[str]:
+        return {f.site.qualfunction for f in self.findings if f.site.qualfunction}
+
+    @property
+    def module_level(self) -> bool:
+        return any(f.site.function is None for f in self.findings)
+
+
+@dataclass
+class StaticResult:
+    target: Target
+    changes: list[OpChange] = field(default_factory=list)
+    files: list[FileResult] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why it was not read)
+    op_files_changed: bool = False
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for fr in self.files for f in fr.findings]
+
+    @property
+    def broken(self) -> list[Finding]:
+        return [f for f in self.findings if f.needs_action]
+
+    @property
+    def rewritten(self) -> list[FileResult]:
+        return [fr for fr in self.files if fr.changed]
+
+
+class Paths:
+    """Which stage of the pipeline a repository path belongs to; benchmarks first, then tests, then ops."""
+
+    def __init__(self, config: Config) -> None:
+        self.c = config
+
+    def bench(self, p: str) -> bool:
+        return p.endswith(".py") and matches(p, self.c.benchmark_paths)
+
+    def test(self, p: str) -> bool:
+        return p.endswith(".py") and not self.bench(p) and matches(p, self.c.test_paths)
+
+    def op(self, p: str) -> bool:
+        return p.endswith(".py") and not self.bench(p) and not self.test(p) and matches(p, self.c.op_paths)
+
+
+@dataclass
+class Sources:
+    """The snapshots one run of the static pass reads."""
+
+    old: gitrepo.Snapshot | None
+    new: gitrepo.Snapshot
+    bench: gitrepo.Snapshot  # where benchmark files are read from (and rewritten for)
+    changes: list[gitrepo.Change]
+
+
+def _value_for(site: CallSite, ev: TestEvidence | None, ref: ClassRef | None, sig: Signature,
+               old_sig: Signature, edits: tuple[Edit, ...]):
+    def value_for(param: str) -> Value:
+        if param in site.scope_names:
+            return Value(param, f"a variable named '{param}' is in scope at the call")
+        if ev is None or ref is None:
+            return Value(None, "no variable of that name at the call")
+        v = ev.value_for(ref, param, sig, old_sig, edits)
+        if v.source is None:
+            return Value(None, f"no variable of that name at the call, and {v.reason}")
+        return Value(v.source, v.reason)
+    return value_for
+
+
+def _call_sig(project: Project, ref: ClassRef, method: str | None) -> Signature | None:
+    if method is None:
+        return project.constructor(ref)
+    if method == "__call__":
+        s = project.method(ref, "__call__")
+        if s is None or s.is_passthrough:
+            return project.method(ref, "forward")
+        return s
+    return project.method(ref, method)
+
+
+def _method_edits(change: OpChange, method: str, old_p: Project, new_p: Project) -> tuple[Signature | None, Signature | None, tuple[Edit, ...]]:
+    names = [method]
+    if method == "__call__":
+        names.append("forward")
+    for m in change.methods:
+        if m.name in names:
+            if m.name == "forward" and method == "__call__" and change.new is not None:
+                own = new_p.method(change.new, "__call__")
+                if own is not None and not own.is_passthrough:
+                    continue
+            return m.old_sig, m.new_sig, m.edits
+    return None, None, ()
+
+
+class StaticPass:
+    def __init__(self, config: Config, sources: Sources, target: Target, history: object | None = None) -> None:
+        self.config = config
+        self.paths = Paths(config)
+        self.src = sources
+        self.target = target
+        self.cache = ParseCache()
+        self.new_p = Project(sources.new, self.cache, self.paths.op, config.op_bases)
+        self.old_p = Project(sources.old, self.cache, self.paths.op, config.op_bases) if sources.old is not None else None
+        self.history = history  # all-files mode: finds the version a benchmark was written against
+        self.result = StaticResult(target)
+
+    # -- helpers
+    def _evidence(self, old_p: Project | None) -> TestEvidence:
+        tests = [p for p in self.src.new.paths() if self.paths.test(p)]
+        changed_tests = [(c.old_path, c.new_path) for c in self.src.changes
+                         if (c.old_path and self.paths.test(c.old_path)) or (c.new_path and self.paths.test(c.new_path))]
+        return TestEvidence(self.new_p, old_p, tests, changed_tests)
+
+    def _op_files(self) -> list[str]:
+        return [p for p in self.src.new.paths() if self.paths.op(p)]
+
+    def _skip_unreadable(self, project: Project, paths: Iterable[str]) -> None:
+        for p in paths:
+            mi = project.at(p)
+            if mi is not None and mi.error:
+                self.result.skipped.append((p, mi.error))
+
+    # -- diff modes
+    def run(self) -> StaticResult:
+        if self.target.mode == "all":
+            return self._run_all()
+        op_changes = [c for c in self.src.changes
+                      if (c.old_path and self.paths.op(c.old_path)) or (c.new_path and self.paths.op(c.new_path))]
+        self.result.op_files_changed = bool(op_changes)
+        if not op_changes or self.old_p is None:
+            return self.result
+        old_paths = [c.old_path for c in op_changes if c.old_path and self.paths.op(c.old_path)]
+        new_paths = [c.new_path for c in op_changes if c.new_path and self.paths.op(c.new_path)]
+        self._skip_unreadable(self.old_p, old_paths)
+        self._skip_unreadable(self.new_p, new_paths)
+        ev = self._evidence(self.old_p)
+        changes = detect(self.old_p, self.new_p, old_paths, new_paths, self._op_files, ev.rename_hints)
+        self.result.changes = changes
+        if changes:
+            self._locate_and_fix(changes, self.old_p, ev, self._bench_candidates(changes))
+        return self.result
+
+    def _names(self, changes: list[OpChange]) -> set[bytes]:
+        names: set[bytes] = set()
+        for c in changes:
+            for ref in (c.old, c.new):
+                if ref is not None:
+                    names.add(ref.name.encode())
+        return names
+
+    def _bench_candidates(self, changes: list[OpChange]) -> list[str]:
+        names = self._names(changes)
+        out = []
+        for p in self.src.bench.paths():
+            if not self.paths.bench(p):
+                continue
+            data = self.src.bench.read(p)
+            if data is not None and any(n in data for n in names):
+                out.append(p)
+        return sorted(out)
+
+    def _locate_and_fix(self, changes: list[OpChange], old_p: Project, ev: TestEvidence, paths: list[str],
+                        only: set[tuple[str, int]] | None = None) -> None:
+        by_new = {c.new: c for c in changes if c.new is not None}
+        by_old = {c.old: c for c in changes if c.old is not None}
+        for path in paths:
+            data = self.src.bench.read(path)
+            fr = FileResult(path, before=data)
+            if data is None:
+                continue
+            az = analyze(path, data, self.new_p, old_p)
+            if az.mi.error:
+                fr.error = az.mi.error
+                self.result.skipped.append((path, az.mi.error))
+                self.result.files.append(fr)
+                continue
+            for site in az.calls():
+                if only is not None and (path, site.lineno) not in only:
+                    continue
+                f = self._judge(site, by_new, by_old, old_p, ev)
+                if f is not None:
+                    fr.findings.append(f)
+            imports, renames, notes = self._import_fixes(az, by_old)
+            fr.import_notes = notes
+            if fr.findings or imports:
+                self._apply(fr, data, imports, renames)
+                self.result.files.append(fr)
+
+    def _import_fixes(self, az, by_old: dict[ClassRef, OpChange]) -> tuple[list[ImportEdit], dict[str, str], list[str]]:
+        """Imports of a renamed or moved Op -> import edits and name renames; a removed Op -> a note."""
+        edits: list[ImportEdit] = []
+        renames: dict[str, str] = {}
+        notes: list[str] = []
+        mi = az.mi
+        for local, target in mi.imports.items():
+            if target[0] != "attr":
+                continue
+            _, module, name = target
+            if self.new_p.resolve_name(module, name) is not None or self.old_p is None and self.history is None:
+                continue
+            old_p = self._old_for_imports
+            if old_p is None:
+                continue
+            old_ref = old_p.resolve_name(module, name)
+            if not isinstance(old_ref, ClassRef):
+                continue
+            ch = by_old.get(old_ref)
+            if ch is None or ch.new is None:
+                if ch is not None:
+                    notes.append(f"{mi.path}: imports {name} from {module}, which was removed with no successor: remove or replace it by hand")
+                continue
+            succ = ch.new
+            via_same = self.new_p.resolve_name(module, succ.name)
+            new_module = module if via_same == succ else succ.module
+            edits.append(ImportEdit(module, name, new_module, succ.name))
+            if local == name and succ.name != name:
+                renames[name] = succ.name
+            notes.append(f"import of {name} from {module} -> {succ.name} from {new_module}")
+        return edits, renames, notes
+
+    _old_for_imports: Project | None = None
+
+    def _judge(self, site: CallSite, by_new: dict[ClassRef, OpChange], by_old: dict[ClassRef, OpChange],
+               old_p: Project, ev: TestEvidence) -> Finding | None:
+        self._old_for_imports = old_p
+        method = site.method
+        relevant: list[tuple[OpChange | None, ClassRef]] = []
+        for a in site.atoms:
+            if isinstance(a, ClassRef) and method is None:
+                relevant.append((by_new.get(a), a))
+            elif isinstance(a, Instance) and method is not None:
+                relevant.append((by_new.get(a.cls), a.cls))
+            elif isinstance(a, Gone):
+                relevant.append((by_old.get(a.old), a.old))
+        changed = [(c, r) for c, r in relevant if c is not None]
+        if method is not None:
+            changed = [(c, r) for c, r in changed if _method_edits(c, method, old_p, self.new_p)[2]]
+        elif changed:
+            changed = [(c, r) for c, r in changed if c.edits or c.status in ("removed", "renamed", "moved")]
+        if not changed:
+            return None
+        names = sorted({(c.new or c.old).name for c, _ in changed})  # type: ignore[union-attr]
+        op = "/".join(names)
+        unknown = UNKNOWN in site.atoms or len(changed) != len(relevant)
+        # Every class that can reach the call must agree on the change.
+        keys = set()
+        for c, _ in changed:
+            if method is None:
+                keys.add((c.old_sig, c.new_sig, c.edits))
+            else:
+                keys.add(_method_edits(c, method, old_p, self.new_p))
+        if len(keys) > 1 or (unknown and site.via != "direct"):
+            other = "other values" if UNKNOWN in site.atoms else "Ops whose signatures changed differently"
+            return Finding(site, op, Status.AMBIGUOUS, f"reached through {site.via} by {op} and {other}",
+                           why_not="the classes that can reach this call don't agree on one fix: update it by hand", method=method)
+        change = changed[0][0]
+        assert change is not None
+        if change.status == "removed":
+            return Finding(site, op, Status.GONE, f"{change.old.name} was removed and nothing replaced it",  # type: ignore[union-attr]
+                           why_not="no successor to rewrite to: remove or replace this benchmark case by hand", method=method)
+        if method is None:
+            old_sig, new_sig, edits = change.old_sig, change.new_sig, change.edits
+        else:
+            old_sig, new_sig, edits = _method_edits(change, method, old_p, self.new_p)
+        label = op if method is None else f"{op}.{'forward' if method == '__call__' else method}"
+        if old_sig is None or new_sig is None:
+            if change.status in ("renamed", "moved"):
+                return Finding(site, op, Status.GONE, f"{change.old.name} is now {change.new.name}", method=method)  # type: ignore[union-attr]
+            return Finding(site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method)
+        args = site.args
+        splat_expanded = False
+        if site.splat_dict is not None:
+            args = tuple(a for a in site.args if a.kind != "dstar") + tuple(
+                type(site.args[0])("kw", k, v) if site.args else None for k, v in site.splat_dict)  # type: ignore[misc]
+            splat_expanded = True
+        status, problem = classify(args, old_sig, new_sig, edits)
+        if status is Status.UNKNOWN:
+            return Finding(site, op, status, problem, why_not="left to the run: the repair loop fixes it from the traceback", method=method)
+        if status is Status.STALE:
+            return Finding(site, op, status, problem, why_not="it did not bind before this change either: fix it by hand", method=method)
+        info: list[str] = []
+        pins: list[tuple[str, str, str]] = []
+        ref = change.new
+        for e in default_pins(args, old_sig, new_sig, edits):
+            what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
+            if not self.config.pin_defaults:
+                info.append(f"{what}; not pinned (pin-defaults = false)")
+            elif not is_constant_source(e.old_default or ""):
+                info.append(f"{what}; not pinned: the old default is not a constant")
+            else:
+                adopted = ev.adopts_new_default(ref, e.name, e.old_default or "", e.new_default, new_sig) if ref else None
+                if adopted:
+                    info.append(f"{what}; not pinned: the updated tests use the new default ({adopted})")
+                else:
+                    pins.append((e.name, e.old_default or "", f"{e.name}={e.old_default} pinned: the default changed to {e.new_default}, and the benchmark measured {e.old_default}"))
+        if status is Status.OK and not pins:
+            if info:
+                return Finding(site, op, Status.DEFAULT, info[0], info=info, method=method)
+            if change.status in ("renamed", "moved"):
+                return Finding(site, op, Status.GONE, f"{change.old.name} is now {change.new.qualname}", info=info, method=method,  # type: ignore[union-attr]
+                               plan=Plan((), (f"{change.old.name} -> {change.new.name}",), "(unchanged arguments)"))  # type: ignore[union-attr]
+            return None
+        if status is Status.OK:
+            status, problem = Status.DEFAULT, pins[0][2].split(":")[0] + " needed"
+            problem = f"relies on the default of '{pins[0][0]}', which changed"
+        if splat_expanded:
+            problem += " (through a literal **dict)"
+        p = plan(args, old_sig, new_sig, edits, _value_for(site, ev, ref, new_sig, old_sig, edits), pins)
+        if isinstance(p, NoPlan):
+            return Finding(site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=info, method=method)
+        if splat_expanded:
+            p = Plan(p.ops, p.notes, p.preview)
+        return Finding(site, op, status, problem, plan=p, info=info, method=method)
+
+    def _apply(self, fr: FileResult, data: bytes, imports: list[ImportEdit], renames: dict[str, str]) -> None:
+        calls: list[CallEdit] = []
+        dicts: list[DictEdit] = []
+        for f in fr.findings:
+            if f.plan is None or not f.plan.ops:
+                continue
+            s = f.site
+            if s.splat_dict is not None:
+                d = self._dict_edit(fr, s, f)
+                if d is None:
+                    f.plan, f.why_not = None, "not rewritten: the splatted dict is not a literal bench-op can edit in place"
+                    continue
+                dicts.append(d)
+                continue
+            calls.append(CallEdit(s.lineno, s.col, s.end_lineno, s.end_col, f.plan.ops))
+        if not calls and not imports and not dicts:
+            for f in fr.findings:
+                if f.status is Status.GONE and f.plan is not None:
+                    f.fixed = False
+            return
+        res = rewrite(data, calls, imports, dicts, renames)
+        if res.data is None or res.failed:
+            for f in fr.findings:
+                if f.plan is not None:
+                    f.why_not = "not rewritten: " + ("; ".join(res.failed) or "the rewrite produced no change")
+                    f.plan = None
+            return
+        try:
+            ast.parse(res.data)
+        except SyntaxError as exc:  # pragma: no cover - a bug in a rewrite: never write it
+            for f in fr.findings:
+                f.plan, f.why_not = None, f"not rewritten: the result would not parse ({exc.msg})"
+            return
+        fr.after = res.data
+        for f in fr.findings:
+            if f.plan is not None:
+                f.fixed = True
+
+    def _dict_edit(self, fr: FileResult, site: CallSite, f: Finding) -> DictEdit | None:
+        """Turn a plan over a literal **dict's keys into edits of that dict literal."""
+        assert f.plan is not None and site.splat_dict is not None
+        data = fr.before or b""
+        tree = ast.parse(data)
+        lines = data.decode("utf-8-sig", "replace").splitlines()
+        call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == site.lineno), None)
+        if call is None:
+            return None
+        kw = next((k for k in call.keywords if k.arg is None), None)
+        if kw is None:
+            return None
+        node: ast.AST | None = kw.value if isinstance(kw.value, ast.Dict) else None
+        if node is None and isinstance(kw.value, ast.Name):
+            fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                       and n.lineno <= site.lineno <= (n.end_lineno or 0)), None)
+            for n in ast.walk(fn) if fn is not None else []:
+                if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == kw.value.id for t in n.targets) and isinstance(n.value, ast.Dict):
+                    node = n.value
+        if node is None:
+            return None
+        keys = {k for k, _ in site.splat_dict}
+        literal_keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}  # type: ignore[attr-defined]
+        n_pos = sum(1 for a in site.args if a.kind != "dstar")
+        ops = []
+        expanded = [a for a in site.args if a.kind != "dstar"] + [None] * len(site.splat_dict)
+        for op in f.plan.ops:
+            if op.index is not None and op.index < n_pos:
+                return None  # the edit touches the call's own arguments too: leave it to the run
+            if op.op in ("drop", "rename"):
+                key = site.splat_dict[op.index - n_pos][0] if op.index is not None else None
+                if key not in literal_keys:
+                    return None  # added later with d["k"] = v: not a dict-literal edit
+                from benchop_hook.fixes import ArgOp
+
+                ops.append(ArgOp(op.op, None, key, op.name))
+            elif op.op == "add_kw":
+                ops.append(op)
+            else:
+                return None
+        del keys, expanded
+        col = len(lines[node.lineno - 1].encode("utf-8")[: node.col_offset].decode("utf-8", "replace"))  # type: ignore[attr-defined]
+        return DictEdit(node.lineno, col, tuple(ops))  # type: ignore[attr-defined]
+
+    # -- all-files mode
+    def _run_all(self) -> StaticResult:
+        """Every benchmark against the current signatures; a call that no longer binds is fixed
+        from the version of its Op at the benchmark's last commit, when history has one."""
+        ev = self._evidence(None)
+        for path in sorted(p for p in self.src.bench.paths() if self.paths.bench(p)):
+            data = self.src.bench.read(path)
+            if data is None:
+                continue
+            az = analyze(path, data, self.new_p, None)
+            if az.mi.error:
+                self.result.skipped.append((path, az.mi.error))
+                self.result.files.append(FileResult(path, before=data, error=az.mi.error))
+                continue
+            suspect: list[CallSite] = []
+            for site in az.calls():
+                classes = [a for a in site.atoms if isinstance(a, ClassRef) and self.new_p.is_op(a)]
+                insts = [a.cls for a in site.atoms if isinstance(a, Instance) and self.new_p.is_op(a.cls)]
+                refs = classes if site.method is None else insts
+                if not refs:
+                    continue
+                for ref in refs:
+                    sig = _call_sig(self.new_p, ref, site.method)
+                    if sig is None:
+                        continue
+                    args = site.args
+                    sh = classify_shape(args)
+                    if sh is None or not _binds(sig, args):
+                        suspect.append(site)
+                        break
+            gone = [local for local, t in az.mi.imports.items() if t[0] == "attr" and self.new_p.resolve_name(t[1], t[2]) is None
+                    and self._looks_like_op_import(t[1])]
+            if not suspect and not gone:
+                continue
+            self._fix_from_history(path, data, suspect, ev)
+        return self.result
+
+    def _looks_like_op_import(self, module: str) -> bool:
+        p = self.new_p.path_of(module)
+        if p is not None:
+            return self.paths.op(p)
+        # A module that doesn't exist any more: it was an op module if history says so.
+        return any(seg == "ops" for seg in module.split("."))
+
+    def _fix_from_history(self, path: str, data: bytes, suspect: list[CallSite], ev: TestEvidence) -> None:
+        hist = self.history
+        fr = FileResult(path, before=data)
+        base = hist.base_for(path) if hist is not None else None  # type: ignore[attr-defined]
+        if base is None:
+            for s in suspect:
+                fr.findings.append(Finding(s, s.func_source, Status.BROKEN, "does not bind the current signature",
+                                           why_not="not rewritten: no earlier version of this benchmark in git to learn what it meant"))
+            if fr.findings:
+                self.result.files.append(fr)
+            return
+        old_p = hist.project(base, self.cache, self.paths.op, self.config.op_bases)  # type: ignore[attr-defined]
+        # Op files that differ between the benchmark's last commit and now.
+        old_paths, new_paths = hist.op_paths_changed(base, self.paths.op)  # type: ignore[attr-defined]
+        ev = TestEvidence(self.new_p, old_p, ev.test_files, [])
+        changes = detect(old_p, self.new_p, old_paths, new_paths, self._op_files, ev.rename_hints)
+        for c in changes:
+            if c not in self.result.changes:
+                self.result.changes.append(c)
+        before = len(self.result.files)
+        self._locate_and_fix(changes, old_p, ev, [path])
+        if len(self.result.files) == before:
+            for s in suspect:
+                fr.findings.append(Finding(s, s.func_source, Status.BROKEN, "does not bind the current signature",
+                                           why_not="not rewritten: its Op did not change since the benchmark's last commit"))
+            self.result.files.append(fr)
+
+
+def classify_shape(args) -> object | None:
+    from benchop_hook.fixes import shape
+
+    sh = shape(args)
+    return None if sh.splatted else sh
+
+
+def _binds(sig: Signature, args) -> bool:
+    from benchop_hook.binding import bind
+    from benchop_hook.fixes import shape
+
+    return bind(sig, shape(args)).ok

@@ -1,0 +1,143 @@
+"""One result, several renderings: terminal text, JSON, and the follow-up commit's body."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from benchop_hook.pipeline import Finding, StaticResult
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _grouped(result: StaticResult) -> list[tuple[object, list[object]]]:
+    """Each change, with the subclasses that only inherit it listed under their base."""
+    by_new = {c.new: c for c in result.changes if c.new is not None}
+    children: dict[object, list[object]] = {}
+    top = []
+    for c in result.changes:
+        base = by_new.get(c.via_base) if c.via_base is not None else None
+        if base is not None and base is not c and base.edits == c.edits and not c.methods and c.status == "changed":
+            children.setdefault(base.new, []).append(c)
+        else:
+            top.append(c)
+    return [(c, children.get(c.new, [])) for c in top]
+
+
+def change_lines(result: StaticResult) -> list[str]:
+    out: list[str] = []
+    for c, kids in _grouped(result):
+        where = f"  ({c.path})" if c.path else ""
+        out.append(f"  {c.headline()}{where}")
+        if c.edits:
+            out.append("      " + "; ".join(e.explain() for e in c.edits))
+        for m in c.methods:
+            out.append(f"      .{m.name}{m.old_sig.render() if m.old_sig else '(?)'} -> .{m.name}{m.new_sig.render() if m.new_sig else '(?)'}: "
+                       + "; ".join(e.explain() for e in m.edits))
+        if kids:
+            out.append("      inherited by " + ", ".join(k.name for k in kids))
+    return out
+
+
+def call_text(f: Finding, limit: int = 72) -> str:
+    s = f.site
+    args = ", ".join(a.source if a.kind == "pos" else f"{a.keyword}={a.source}" if a.kind == "kw"
+                     else ("*" if a.kind == "star" else "**") + a.source for a in s.args)
+    func = s.func_source + (f".{f.method}" if f.method and f.method != "__call__" and not s.func_source.endswith(f.method) else "")
+    text = f"{func}({args})"
+    return text if len(text) <= limit else text[: limit - 4] + "...)"
+
+
+def finding_line(f: Finding, *, fixed_word: str = "fix") -> list[str]:
+    call = f.site.func_source
+    head = f"{f.site.path}:{f.site.lineno}: {call_text(f)}: {f.problem}"
+    if f.site.via not in ("direct", "module", "alias"):
+        head += f" [reached through {f.site.via}]"
+    lines = [head]
+    if f.plan is not None and f.plan.ops:
+        lines.append(f"    {fixed_word}: {call}{f.plan.preview}" + (f"  ({'; '.join(f.plan.notes)})" if f.plan.notes else ""))
+    elif f.why_not:
+        lines.append(f"    {f.why_not}")
+    for note in f.info:
+        if note != f.problem:
+            lines.append(f"    note: {note}")
+    return lines
+
+
+def render_check(result: StaticResult, *, wrote: bool = False) -> str:
+    lines: list[str] = []
+    if result.changes:
+        groups = _grouped(result)
+        lines.append(f"bench-op: {_plural(len(groups), 'Op signature change')} in {result.target.label}:")
+        lines.extend(change_lines(result))
+    for path, why in result.skipped:
+        lines.append(f"bench-op: skipped {path}: {why}")
+    for fr in result.files:
+        for note in fr.import_notes:
+            lines.append(f"{fr.path}: {note}")
+        for f in fr.findings:
+            lines.extend(finding_line(f, fixed_word="fixed" if wrote and f.fixed else "fix"))
+    lines.append(summary(result, wrote=wrote))
+    return "\n".join(lines)
+
+
+def summary(result: StaticResult, *, wrote: bool) -> str:
+    if not result.changes and not result.findings:
+        if result.target.mode == "all":
+            return "bench-op: every benchmark call binds the current Op signatures."
+        if not result.op_files_changed:
+            return f"bench-op: nothing to check: no Op file changed in {result.target.label}."
+        return f"bench-op: no Op constructor or method signature changed in {result.target.label}."
+    fixable = [f for f in result.findings if f.plan is not None and f.plan.ops and f.fixed]
+    open_ = result.broken
+    unknown = [f for f in open_ if f.runtime_candidate]
+    parts = []
+    if fixable:
+        verb = "rewrote" if wrote else "can rewrite"
+        parts.append(f"{verb} {_plural(len(fixable), 'call')} in {_plural(len(result.rewritten), 'benchmark file')}")
+    hard = [f for f in open_ if not f.runtime_candidate]
+    if hard:
+        parts.append(f"{_plural(len(hard), 'call')} need{'s' if len(hard) == 1 else ''} a hand edit")
+    if unknown:
+        parts.append(f"{_plural(len(unknown), 'call')} can only be judged by running (`bench-op run`)")
+    if not parts:
+        return "bench-op: every benchmark call still binds with the same meaning."
+    tail = ""
+    if fixable and not wrote:
+        tail = "; run `bench-op fix` to apply"
+    return "bench-op: " + ", ".join(parts) + tail + "."
+
+
+def unified_diff(path: str, before: bytes | None, after: bytes | None) -> str:
+    a = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    b = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    return "".join(difflib.unified_diff(a, b, f"a/{path}", f"b/{path}"))
+
+
+def static_json(result: StaticResult) -> dict[str, Any]:
+    return {
+        "target": result.target.as_json(),
+        "changes": [c.as_json() for c in result.changes],
+        "findings": [f.as_json() for f in result.findings],
+        "rewritten": [fr.path for fr in result.rewritten],
+        "skipped": [{"path": p, "reason": r} for p, r in result.skipped],
+    }
+
+
+def write_json(path: str, data: dict[str, Any]) -> None:
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, sort_keys=False)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def bullet(items: Iterable[str]) -> str:
+    return "\n".join(f"- {i}" for i in items)

@@ -1,0 +1,278 @@
+"""Apply planned edits to a benchmark file with libcst: comments, formatting and line endings preserved.
+
+Each edit changes the smallest node (`with_changes` on the call's argument
+list, an import alias, a dict key). Nothing here raises on bad input: the
+result says what was applied and what could not be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from benchop_hook.fixes import ArgOp
+
+
+@dataclass(frozen=True)
+class CallEdit:
+    lineno: int
+    col: int
+    end_lineno: int
+    end_col: int
+    ops: tuple[ArgOp, ...]
+    func_rename: tuple[str, str] | None = None  # (old, new) last name of the callee
+
+
+@dataclass(frozen=True)
+class ImportEdit:
+    """`from old_module import old_name [as x]` -> `from new_module import new_name [as x]`."""
+
+    old_module: str
+    old_name: str
+    new_module: str
+    new_name: str
+
+
+@dataclass(frozen=True)
+class DictEdit:
+    """Edit the string keys of a dict literal (or `dict(k=v)`) that a call splats, at its position."""
+
+    lineno: int
+    col: int
+    ops: tuple[ArgOp, ...]  # drop/rename by key name (name=old key, value=new key), add_kw (name, value)
+
+
+@dataclass
+class RewriteResult:
+    data: bytes | None
+    applied: int = 0
+    failed: list[str] = field(default_factory=list)
+
+
+_NO_SPACE = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+def _default_comma(args: Sequence[cst.Arg]) -> cst.Comma:
+    for a in reversed(args[:-1]):
+        if isinstance(a.comma, cst.Comma):
+            return a.comma
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+def _reflow_commas(original: Sequence[cst.Arg], new: list[cst.Arg]) -> list[cst.Arg]:
+    """Give the new argument list the original's separators, slot by slot, and its trailing comma."""
+    if not new:
+        return new
+    slots = [a.comma for a in original]
+    last = slots[-1] if slots else cst.MaybeSentinel.DEFAULT
+    sep = _default_comma(original) if original else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    out = []
+    for j, a in enumerate(new):
+        if j == len(new) - 1:
+            out.append(a.with_changes(comma=last))
+        elif j < len(slots) - 1 and isinstance(slots[j], cst.Comma):
+            out.append(a.with_changes(comma=slots[j]))
+        else:
+            out.append(a.with_changes(comma=sep))
+    return out
+
+
+def _parse_value(src: str) -> cst.BaseExpression:
+    return cst.parse_expression(src)
+
+
+def edit_args(args: Sequence[cst.Arg], ops: Sequence[ArgOp]) -> list[cst.Arg]:
+    by_index = {op.index: op for op in ops if op.index is not None}
+    out: list[cst.Arg] = []
+    for i, a in enumerate(args):
+        op = by_index.get(i)
+        if op is None:
+            out.append(a)
+        elif op.op == "drop":
+            continue
+        elif op.op == "rename":
+            out.append(a.with_changes(keyword=cst.Name(op.name or "")))
+        elif op.op == "to_kw":
+            out.append(a.with_changes(keyword=cst.Name(op.name or ""), equal=_NO_SPACE))
+    adds = [op for op in ops if op.op == "add_kw"]
+    # New keywords go after the existing ones but before any **splat.
+    insert_at = next((j for j, a in enumerate(out) if a.star == "**"), len(out))
+    for op in adds:
+        out.insert(insert_at, cst.Arg(value=_parse_value(op.value or "None"), keyword=cst.Name(op.name or ""), equal=_NO_SPACE))
+        insert_at += 1
+    return _reflow_commas(args, out)
+
+
+class _Rewriter(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, calls: Sequence[CallEdit], imports: Sequence[ImportEdit], dicts: Sequence[DictEdit],
+                 name_renames: dict[str, str]) -> None:
+        self.calls = {(c.lineno, c.col, c.end_lineno, c.end_col): c for c in calls}
+        self.dicts = {(d.lineno, d.col): d for d in dicts}
+        self.imports = list(imports)
+        self.name_renames = name_renames
+        self.applied: set[object] = set()
+        self.failed: list[str] = []
+
+    def _pos(self, node: cst.CSTNode) -> CodeRange:
+        return self.get_metadata(PositionProvider, node)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        r = self._pos(original)
+        key = (r.start.line, r.start.column, r.end.line, r.end.column)
+        edit = self.calls.get(key)
+        if edit is None:
+            return updated
+        try:
+            new_args = edit_args(updated.args, edit.ops)
+        except Exception as exc:  # noqa: BLE001 - a value that does not parse: report, never crash
+            self.failed.append(f"line {edit.lineno}: {exc}")
+            return updated
+        func = updated.func
+        if edit.func_rename is not None:
+            old, new = edit.func_rename
+            if isinstance(func, cst.Name) and func.value == old:
+                func = func.with_changes(value=new)
+            elif isinstance(func, cst.Attribute) and func.attr.value == old:
+                func = func.with_changes(attr=func.attr.with_changes(value=new))
+        self.applied.add(key)
+        return updated.with_changes(args=new_args, func=func)
+
+    def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.BaseExpression:
+        r = self._pos(original)
+        edit = self.dicts.get((r.start.line, r.start.column))
+        if edit is None:
+            return updated
+        elements = list(updated.elements)
+        out: list[cst.BaseDictElement] = []
+        for el in elements:
+            key = el.key if isinstance(el, cst.DictElement) else None
+            name = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+            op = next((o for o in edit.ops if o.op in ("drop", "rename") and o.name == name), None)
+            if op is None:
+                out.append(el)
+            elif op.op == "rename" and isinstance(key, cst.SimpleString):
+                q = key.value[0] if key.value[0] in "'\"" else '"'
+                out.append(el.with_changes(key=cst.SimpleString(f"{q}{op.value}{q}")))
+        quote = '"'
+        for el in elements:
+            if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString):
+                quote = el.key.value[0] if el.key.value[0] in "'\"" else quote
+                break
+        for op in edit.ops:
+            if op.op == "add_kw":
+                out.append(cst.DictElement(cst.SimpleString(f"{quote}{op.name}{quote}"), _parse_value(op.value or "None")))
+        slots = [el.comma for el in elements]
+        last = slots[-1] if slots else cst.MaybeSentinel.DEFAULT
+        sep = next((c for c in reversed(slots[:-1]) if isinstance(c, cst.Comma)), cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        fixed = []
+        for j, el in enumerate(out):
+            if j == len(out) - 1:
+                fixed.append(el.with_changes(comma=last))
+            elif j < len(slots) - 1 and isinstance(slots[j], cst.Comma):
+                fixed.append(el.with_changes(comma=slots[j]))
+            else:
+                fixed.append(el.with_changes(comma=sep))
+        self.applied.add(("dict", edit.lineno, edit.col))
+        return updated.with_changes(elements=fixed)
+
+    def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.BaseSmallStatement | cst.RemovalSentinel:
+        if isinstance(updated.names, cst.ImportStar) or updated.relative:
+            return updated
+        module = _dotted(updated.module) if updated.module is not None else ""
+        matches = [e for e in self.imports if e.old_module == module]
+        if not matches:
+            return updated
+        names = list(updated.names)
+        changed = False
+        new_module = module
+        for j, alias in enumerate(names):
+            n = _dotted(alias.name)
+            e = next((e for e in matches if e.old_name == n), None)
+            if e is None:
+                continue
+            if e.new_module != module:
+                if len(names) > 1:
+                    continue  # the other names still come from the old module: leave it for the report
+                new_module = e.new_module
+            names[j] = alias.with_changes(name=cst.Name(e.new_name))
+            changed = True
+            self.applied.add(("import", e.old_module, e.old_name))
+        if not changed:
+            return updated
+        out = updated.with_changes(names=names)
+        if new_module != module:
+            out = out.with_changes(module=_attr_expr(new_module))
+        return out
+
+    # Renamed Ops: rename loads of the imported name only, not attributes, keywords, parameters or definitions.
+    _skip: set[int]
+
+    def _skip_node(self, node: cst.CSTNode | None) -> None:
+        if node is not None:
+            if not hasattr(self, "_skip"):
+                self._skip = set()
+            self._skip.add(id(node))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._skip_node(node.attr)
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        self._skip_node(node.keyword)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        for n in (node.name, node.asname.name if node.asname else None):
+            self._skip_node(n)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._skip_node(node.name)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._skip_node(node.name)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._skip_node(node.name)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        new = self.name_renames.get(updated.value)
+        if not new or id(original) in getattr(self, "_skip", ()):
+            return updated
+        return updated.with_changes(value=new)
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def _attr_expr(dotted: str) -> cst.Attribute | cst.Name:
+    parts = dotted.split(".")
+    node: cst.Attribute | cst.Name = cst.Name(parts[0])
+    for p in parts[1:]:
+        node = cst.Attribute(value=node, attr=cst.Name(p))
+    return node
+
+
+def rewrite(data: bytes, calls: Sequence[CallEdit] = (), imports: Sequence[ImportEdit] = (),
+            dicts: Sequence[DictEdit] = (), name_renames: dict[str, str] | None = None) -> RewriteResult:
+    try:
+        module = cst.parse_module(data)
+    except Exception as exc:  # noqa: BLE001 - libcst raises several error types
+        return RewriteResult(None, 0, [f"libcst could not parse it: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"])
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}))
+    try:
+        new = wrapper.visit(tr)
+    except Exception as exc:  # noqa: BLE001
+        return RewriteResult(None, 0, [f"rewrite failed: {exc}"])
+    missing = [c for c in calls if (c.lineno, c.col, c.end_lineno, c.end_col) not in tr.applied]
+    failed = tr.failed + [f"line {c.lineno}: call not found where expected" for c in missing]
+    out = new.bytes
+    return RewriteResult(out if out != data else None, len(tr.applied), failed)

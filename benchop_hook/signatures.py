@@ -1,0 +1,155 @@
+"""Constructor and method signatures as plain values, read with `ast`.
+
+A `Signature` is the parameter list a caller sees (without `self`): each
+parameter's name, kind, default source text and annotation.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Kind(str, Enum):
+    POSITIONAL_ONLY = "positional-only"
+    POSITIONAL_OR_KEYWORD = "positional-or-keyword"
+    VAR_POSITIONAL = "*args"
+    KEYWORD_ONLY = "keyword-only"
+    VAR_KEYWORD = "**kwargs"
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: Kind
+    default: str | None = None  # source text of the default; None when required
+    annotation: str | None = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is None and self.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)
+
+    @property
+    def positional(self) -> bool:
+        return self.kind in (Kind.POSITIONAL_ONLY, Kind.POSITIONAL_OR_KEYWORD)
+
+    @property
+    def keyword(self) -> bool:
+        return self.kind in (Kind.POSITIONAL_OR_KEYWORD, Kind.KEYWORD_ONLY)
+
+    def render(self) -> str:
+        if self.kind is Kind.VAR_POSITIONAL:
+            return f"*{self.name}"
+        if self.kind is Kind.VAR_KEYWORD:
+            return f"**{self.name}"
+        return f"{self.name}={self.default}" if self.default is not None else self.name
+
+
+@dataclass(frozen=True)
+class Signature:
+    params: tuple[Param, ...]
+
+    def get(self, name: str) -> Param | None:
+        for p in self.params:
+            if p.name == name and p.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
+                return p
+        return None
+
+    @property
+    def positional(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.positional)
+
+    @property
+    def var_positional(self) -> Param | None:
+        return next((p for p in self.params if p.kind is Kind.VAR_POSITIONAL), None)
+
+    @property
+    def var_keyword(self) -> Param | None:
+        return next((p for p in self.params if p.kind is Kind.VAR_KEYWORD), None)
+
+    @property
+    def is_passthrough(self) -> bool:
+        """`(*args, **kwargs)`: says nothing of its own about what it accepts."""
+        kinds = [p.kind for p in self.params]
+        return kinds == [Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD]
+
+    def render(self) -> str:
+        out: list[str] = []
+        kinds = [p.kind for p in self.params]
+        for i, p in enumerate(self.params):
+            if p.kind is Kind.KEYWORD_ONLY and Kind.VAR_POSITIONAL not in kinds[:i] and (
+                i == 0 or self.params[i - 1].kind is not Kind.KEYWORD_ONLY
+            ):
+                out.append("*")
+            out.append(p.render())
+            if p.kind is Kind.POSITIONAL_ONLY and (
+                i + 1 == len(self.params) or self.params[i + 1].kind is not Kind.POSITIONAL_ONLY
+            ):
+                out.append("/")
+        return "(" + ", ".join(out) + ")"
+
+
+def _src(node: ast.AST | None) -> str | None:
+    return None if node is None else ast.unparse(node)
+
+
+def from_function(fn: ast.FunctionDef | ast.AsyncFunctionDef, *, drop_first: bool = True) -> Signature:
+    """The signature callers see; `drop_first` removes `self`/`cls`."""
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+    params: list[Param] = []
+    for i, arg in enumerate(positional):
+        kind = Kind.POSITIONAL_ONLY if i < len(a.posonlyargs) else Kind.POSITIONAL_OR_KEYWORD
+        params.append(Param(arg.arg, kind, _src(defaults[i]), _src(arg.annotation)))
+    if a.vararg:
+        params.append(Param(a.vararg.arg, Kind.VAR_POSITIONAL, None, _src(a.vararg.annotation)))
+    for arg, d in zip(a.kwonlyargs, a.kw_defaults):
+        params.append(Param(arg.arg, Kind.KEYWORD_ONLY, _src(d), _src(arg.annotation)))
+    if a.kwarg:
+        params.append(Param(a.kwarg.arg, Kind.VAR_KEYWORD, None, _src(a.kwarg.annotation)))
+    if drop_first and params and params[0].kind in (Kind.POSITIONAL_ONLY, Kind.POSITIONAL_OR_KEYWORD):
+        params = params[1:]
+    return Signature(tuple(params))
+
+
+def is_staticmethod(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+
+
+def same_default(a: str | None, b: str | None) -> bool:
+    """Defaults compare by meaning of their source, not its formatting."""
+    if a is None or b is None:
+        return a is b
+    if a == b:
+        return True
+    try:
+        return ast.dump(ast.parse(a, mode="eval")) == ast.dump(ast.parse(b, mode="eval"))
+    except SyntaxError:
+        return False
+
+
+def is_constant_source(src: str) -> bool:
+    """A value that means the same anywhere: literals, -literals, tuples of them, dotted names like torch.float16."""
+    try:
+        node = ast.parse(src, mode="eval").body
+    except SyntaxError:
+        return False
+    return _constant(node)
+
+
+def _constant(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _constant(node.operand)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_constant(e) for e in node.elts)
+    if isinstance(node, ast.Attribute):
+        # torch.float16, Dtype.BF16: a dotted name rooted at an imported module.
+        base = node.value
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        return isinstance(base, ast.Name)
+    return False

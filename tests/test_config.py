@@ -1,0 +1,80 @@
+"""`[tool.bench-op]`: defaults, every bad value named, unknown keys warned about, broken TOML explained."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchop_hook.config import Config, from_table, parse_gpus
+from benchop_hook.errors import ConfigError
+from benchop_hook.globs import matches
+from conftest import Repo
+
+
+def test_defaults_fit_a_tileops_layout() -> None:
+    c = Config()
+    assert matches("src/tileops/ops/reduction/argreduce.py", c.op_paths)
+    assert matches("tileops/ops/gemm.py", c.op_paths)
+    assert matches("benchmarks/ops/bench_gemm.py", c.benchmark_paths)
+    assert matches("benchmarks/ops/attention/bench_gqa.py", c.benchmark_paths)
+    assert matches("tests/ops/test_gemm.py", c.test_paths)
+    assert c.op_bases == ("Op",) and c.max_iterations == 3 and c.pin_defaults
+
+
+@pytest.mark.parametrize(
+    "table, key",
+    [
+        ({"op-paths": 3}, "op-paths"),
+        ({"op-bases": [1]}, "op-bases"),
+        ({"benchmark-paths": [""]}, "benchmark-paths"),
+        ({"test-paths": {"a": 1}}, "test-paths"),
+        ({"python": 3}, "python"),
+        ({"timeout": -1}, "timeout"),
+        ({"timeout": "10"}, "timeout"),
+        ({"max-iterations": 0}, "max-iterations"),
+        ({"max-iterations": 2.5}, "max-iterations"),
+        ({"pytest-args": "x"}, None),  # a single string is accepted as one argument
+        ({"require-gpu": "yes"}, "require-gpu"),
+        ({"pin-defaults": 1}, "pin-defaults"),
+        ({"gpus": "some"}, "gpus"),
+        ({"benchmark-paths": ["../other/**/*.py"]}, "benchmark-paths"),
+        ({"op-paths": ["/etc/*.py"]}, "op-paths"),
+    ],
+)
+def test_bad_values_name_the_key(table, key) -> None:
+    if key is None:
+        assert from_table(table).pytest_args == ("x",)
+        return
+    with pytest.raises(ConfigError) as e:
+        from_table(table)
+    assert key in e.value.message
+
+
+def test_unknown_key_is_a_warning_with_a_suggestion() -> None:
+    c = from_table({"benchmark-path": ["b/*.py"]})
+    assert c.warnings and "'benchmark-path'" in c.warnings[0] and "did you mean 'benchmark-paths'" in c.warnings[0]
+
+
+@pytest.mark.parametrize("value, out", [("all", "all"), (2, "2"), ([0, 2, 5], "0,2,5"), ("0, 2,5", "0,2,5")])
+def test_gpus(value, out) -> None:
+    assert parse_gpus(value) == out
+
+
+def test_cli_config_errors_exit_2_without_traceback(repo: Repo) -> None:
+    repo.replace("pyproject.toml", "timeout = 300", "timeout = 'soon'")
+    r = repo.bench_op("check", "--all-files")
+    assert r.returncode == 2
+    assert "[tool.bench-op] timeout must be a positive number" in r.stderr and "Traceback" not in r.stderr
+    repo.replace("pyproject.toml", "timeout = 'soon'", "timeout = [")
+    r = repo.bench_op("check", "--all-files")
+    assert r.returncode == 2 and "pyproject.toml is not valid TOML" in r.stderr
+    repo.replace("pyproject.toml", "timeout = [", "timeout = 300\nbenchmark-path = ['x']")
+    r = repo.bench_op("check", "--all-files")
+    assert r.returncode == 0 and "unknown key [tool.bench-op] 'benchmark-path'" in r.stderr
+
+
+def test_not_a_repository(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "benchop_hook", "check"], cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 2 and "not inside a git work tree" in r.stderr

@@ -1,0 +1,72 @@
+"""Signatures, binding and typed edits: pure functions, tested with strings."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from benchop_hook.binding import CallShape, bind
+from benchop_hook.edits import EditKind, diff
+from benchop_hook.signatures import Kind, from_function, is_constant_source
+
+
+def sig(src: str):
+    fn = ast.parse(f"def __init__(self, {src}): pass").body[0]
+    return from_function(fn)
+
+
+@pytest.mark.parametrize(
+    "old, new, kinds",
+    [
+        pytest.param("M, N, dtype", "N, dtype", {EditKind.REMOVED}, id="removed"),
+        pytest.param("N, dtype", "N, dtype, dim", {EditKind.ADDED_REQUIRED}, id="added-required"),
+        pytest.param("N, dtype", "N, dtype, dim=-1", {EditKind.ADDED_OPTIONAL}, id="added-default"),
+        pytest.param("M, hidden, dtype", "M, dim, dtype", {EditKind.RENAMED}, id="renamed-same-position"),
+        pytest.param("M, hidden: int, dtype", "M, dim: float, dtype", {EditKind.REMOVED, EditKind.ADDED_REQUIRED}, id="not-renamed-annotation-differs"),
+        pytest.param("M, N, tune=False", "M, N, *, tune=False", {EditKind.KIND_CHANGED}, id="keyword-only"),
+        pytest.param("M, N, K", "M, K, N", {EditKind.MOVED}, id="reordered"),
+        pytest.param("M, N, dim=-1", "M, N, dim=0", {EditKind.DEFAULT_CHANGED}, id="default-changed"),
+        pytest.param("M, N, dtype", "M, N, dtype", set(), id="unchanged"),
+        pytest.param("M, N, dtype", "N, dtype, dim=-1", {EditKind.REMOVED, EditKind.ADDED_OPTIONAL}, id="shift-is-not-move"),
+    ],
+)
+def test_diff_kinds(old, new, kinds):
+    assert {e.kind for e in diff(sig(old), sig(new))} == kinds
+
+
+def test_rename_hint_from_tests_wins_over_position():
+    edits = diff(sig("a, b, c"), sig("x, b, y"), rename_hints={"c": "x"})
+    renames = {(e.name, e.new_name) for e in edits if e.kind is EditKind.RENAMED}
+    assert ("c", "x") in renames
+
+
+def test_render_roundtrip():
+    s = sig("M, N, /, dtype, *args, tune=False, **kw")
+    assert s.render() == "(M, N, /, dtype, *args, tune=False, **kw)"
+    assert sig("N, dtype, dim=-1, *, tune=False").render() == "(N, dtype, dim=-1, *, tune=False)"
+    assert [p.kind for p in s.params][:2] == [Kind.POSITIONAL_ONLY, Kind.POSITIONAL_ONLY]
+
+
+@pytest.mark.parametrize(
+    "params, shape, ok, error",
+    [
+        ("M, N, dtype", CallShape(3, ()), True, None),
+        ("N, dtype", CallShape(3, ()), False, "takes 2 positional arguments but 3 were given"),
+        ("N, dtype", CallShape(1, ("dtype", "M")), False, "unexpected keyword argument 'M'"),
+        ("N, dtype", CallShape(2, ("dtype",)), False, "multiple values for argument 'dtype'"),
+        ("N, dtype, dim", CallShape(2, ()), False, "missing 1 required argument: 'dim'"),
+        ("N, *, tune=False", CallShape(2, ()), False, "takes 1 positional argument but 2 were given"),
+        ("N, **kw", CallShape(1, ("anything",)), True, None),
+    ],
+)
+def test_bind(params, shape, ok, error):
+    b = bind(sig(params), shape)
+    assert b.ok is ok
+    if error:
+        assert error in (b.error or "")
+
+
+@pytest.mark.parametrize("src, ok", [("-1", True), ("torch.float16", True), ("(1, 2)", True), ("dim", False), ("f(x)", False)])
+def test_constant_source(src, ok):
+    assert is_constant_source(src) is ok

@@ -211,10 +211,21 @@ class ModuleAnalyzer:
                 if item.optional_vars is not None:
                     for name, _ in _targets(item.optional_vars):
                         scope.assigns.setdefault(name, []).append(ast.Name(id=UNKNOWN))
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)) and scope.node is not None:
+        elif isinstance(stmt, ast.Import) and scope.node is not None:
             for a in stmt.names:
-                name = a.asname or a.name.split(".")[0]
-                scope.assigns.setdefault(name, []).append(ast.Name(id="__import__" + name))
+                if a.asname:
+                    scope.assigns.setdefault(a.asname, []).append(_ModuleMarker(a.name))
+                else:
+                    top = a.name.split(".")[0]
+                    scope.assigns.setdefault(top, []).append(_ModuleMarker(top))
+        elif isinstance(stmt, ast.ImportFrom) and scope.node is not None:
+            from benchop_hook.modules import resolve_relative
+
+            base = resolve_relative(self.mi.module, self.mi.is_package, stmt.level, stmt.module)
+            for a in stmt.names:
+                if a.name == "*":
+                    continue
+                scope.assigns.setdefault(a.asname or a.name, []).append(ast.Attribute(value=_ModuleMarker(base), attr=a.name))
         elif isinstance(stmt, ast.Global):
             scope.globals_.update(stmt.names)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
@@ -247,6 +258,8 @@ class ModuleAnalyzer:
     def eval(self, expr: ast.expr, scope: _Scope, depth: int = 0) -> set[Atom]:
         if depth > 10:
             return {UNKNOWN}
+        if isinstance(expr, _ModuleMarker):
+            return {ModuleRef(expr.module)}
         if isinstance(expr, ast.Name):
             return self._eval_name(expr.id, scope, depth)
         if isinstance(expr, ast.Attribute):
@@ -406,9 +419,6 @@ class ModuleAnalyzer:
             if name in s.assigns or name in s.loops:
                 out = set()
                 for v in s.assigns.get(name, []):
-                    if isinstance(v, ast.Name) and v.id.startswith("__import__"):
-                        out.add(UNKNOWN)
-                        continue
                     out |= self.eval(v, s, depth + 1)
                 for it, idx, _ in s.loops.get(name, []):
                     for cont in self.elements_source(it, s, depth + 1):
@@ -650,6 +660,16 @@ class ModuleAnalyzer:
         except Exception:  # noqa: BLE001 - positions can be missing on synthetic nodes
             seg = None
         return seg if seg is not None else ast.unparse(node)
+
+
+class _ModuleMarker(ast.expr):
+    """A module bound by an import inside a function."""
+
+    _fields = ()
+
+    def __init__(self, module: str) -> None:
+        super().__init__()
+        self.module = module
 
 
 def _unwrap_param(node: ast.expr) -> ast.expr:

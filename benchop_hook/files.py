@@ -46,3 +46,77 @@ def read_bytes(path: str) -> bytes | None:
             return f.read()
     except OSError:
         return None
+
+
+class TreeGuard:
+    """Every benchmark file bench-op writes during a run, with its original bytes, so that any
+    outcome (blocked, error, Ctrl-C) can put the tree back exactly as it was."""
+
+    def __init__(self, root: str, git_dir: str, is_bench) -> None:  # noqa: ANN001
+        self.root = root
+        self.is_bench = is_bench
+        self.originals: dict[str, bytes] = {}
+        self.current: dict[str, bytes] = {}
+        self.backup_dir = os.path.join(git_dir, "bench-op", "backup")
+
+    def read(self, path: str) -> bytes | None:
+        if path in self.current:
+            return self.current[path]
+        return read_bytes(os.path.join(self.root, path))
+
+    def write(self, path: str, data: bytes) -> None:
+        if not self.is_bench(path):
+            raise BenchOpError(f"bench-op refused to write {path}: it is not under benchmark-paths.")
+        if path not in self.originals:
+            original = read_bytes(os.path.join(self.root, path))
+            if original is None:
+                raise BenchOpError(f"cannot read {path}: bench-op did not change it.")
+            self.originals[path] = original
+            backup = os.path.join(self.backup_dir, path)
+            os.makedirs(os.path.dirname(backup), exist_ok=True)
+            with open(backup, "wb") as f:
+                f.write(original)
+        before = self.current.get(path, self.originals[path])
+        if data == before:
+            return
+        write_file(self.root, path, before, data)
+        self.current[path] = data
+
+    def restore(self, path: str) -> None:
+        if path in self.current and self.current[path] != self.originals[path]:
+            write_file(self.root, path, self.current[path], self.originals[path])
+        self.current.pop(path, None)
+        self._drop_backup(path)
+
+    def keep(self, path: str) -> None:
+        """The written content stays: forget the backup."""
+        self._drop_backup(path)
+
+    def restore_all(self) -> None:
+        for path in list(self.originals):
+            try:
+                self.restore(path)
+            except BenchOpError:
+                pass  # the backup stays in .git/bench-op/backup for the user
+
+    def _drop_backup(self, path: str) -> None:
+        backup = os.path.join(self.backup_dir, path)
+        if os.path.exists(backup):
+            os.unlink(backup)
+
+
+def save_patch(git_dir: str, path: str, before: bytes, after: bytes) -> str:
+    """Save a proposed rewrite as a patch `git apply` takes; return its path."""
+    import difflib
+    import time
+
+    folder = os.path.join(git_dir, "bench-op", "patches")
+    os.makedirs(folder, exist_ok=True)
+    name = time.strftime("%Y%m%d-%H%M%S-") + path.replace("/", "__") + ".patch"
+    a = before.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+    b = after.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+    text = "".join(difflib.unified_diff(a, b, f"a/{path}", f"b/{path}"))
+    full = os.path.join(folder, name)
+    with open(full, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write(text)
+    return full

@@ -184,6 +184,7 @@ class StaticPass:
         self.old_p = Project(sources.old, self.cache, self.paths.op, config.op_bases) if sources.old is not None else None
         self.history = history  # all-files mode: finds the version a benchmark was written against
         self.result = StaticResult(target)
+        self.result.context = self  # type: ignore[attr-defined]  # the repair loop reuses the projects
 
     # -- helpers
     def _evidence(self, old_p: Project | None) -> TestEvidence:

@@ -141,3 +141,30 @@ def write_json(path: str, data: dict[str, Any]) -> None:
 
 def bullet(items: Iterable[str]) -> str:
     return "\n".join(f"- {i}" for i in items)
+
+
+def outcome_lines(o) -> list[str]:  # noqa: ANN001 - repair.FileOutcome (imported lazily by callers)
+    from benchop_hook.numbers import table
+
+    where = f" on {o.device}" if o.device else ""
+    gpus = f" (GPU {', '.join(sorted(o.gpus))})" if o.gpus and any(o.gpus) else ""
+    runs = f"{_plural(o.runs, 'run')}, {o.seconds:.1f} s{where}{gpus}"
+    lines: list[str] = []
+    if o.status == "passed":
+        lines.append(f"bench-op: {o.path}: passed with numbers ({_plural(o.cases, 'case')}, {runs})")
+        lines.extend("    " + row for row in table(o.numbers))
+    elif o.status == "skipped":
+        lines.append(f"bench-op: {o.path}: skipped: {o.reason} ({runs})")
+    else:
+        word = "blocked" if o.status == "blocked" else "not done"
+        lines.append(f"bench-op: {o.path}: {word}: {o.reason} ({runs})")
+        if o.patch:
+            lines.append(f"    the proposed rewrite was not left in the tree; it is saved as {o.patch} (git apply it to use it)")
+    for n in o.notes:
+        lines.append(f"    note: {n}")
+    return lines
+
+
+def run_status(outcomes, static_blocked: int) -> str:  # noqa: ANN001
+    bad = [o for o in outcomes if o.status in ("blocked", "failed")]
+    return "blocked" if bad or static_blocked else "done"

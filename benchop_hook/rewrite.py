@@ -276,3 +276,61 @@ def rewrite(data: bytes, calls: Sequence[CallEdit] = (), imports: Sequence[Impor
     failed = tr.failed + [f"line {c.lineno}: call not found where expected" for c in missing]
     out = new.bytes
     return RewriteResult(out if out != data else None, len(tr.applied), failed)
+
+
+class _Inserter(cst.CSTTransformer):
+    """Insert statements before the statement holding a call; optionally re-point its `**splat`."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, call: tuple[int, int, int, int], statements: Sequence[str], new_splat: str | None) -> None:
+        self.call = call
+        self.statements = [cst.parse_statement(s) for s in statements]
+        self.new_splat = new_splat
+        self.inserted = False
+        self.call_found = False
+
+    def _contains(self, node: cst.CSTNode) -> bool:
+        r = self.get_metadata(PositionProvider, node)
+        line, col = self.call[0], self.call[1]
+        return (r.start.line, r.start.column) <= (line, col) and (line, col) < (r.end.line, r.end.column)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        r = self.get_metadata(PositionProvider, original)
+        if (r.start.line, r.start.column, r.end.line, r.end.column) != self.call:
+            return updated
+        self.call_found = True
+        if self.new_splat is None:
+            return updated
+        args = [a.with_changes(value=cst.Name(self.new_splat)) if a.star == "**" else a for a in updated.args]
+        return updated.with_changes(args=args)
+
+    def _insert(self, original_body: Sequence[cst.CSTNode], updated_body: Sequence[cst.CSTNode]) -> list[cst.CSTNode] | None:
+        if self.inserted:
+            return None
+        for i, stmt in enumerate(original_body):
+            if self._contains(stmt):
+                self.inserted = True
+                return [*updated_body[:i], *self.statements, *updated_body[i:]]
+        return None
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.BaseSuite:
+        body = self._insert(original.body, updated.body)
+        return updated.with_changes(body=body) if body is not None else updated
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        body = self._insert(original.body, updated.body)
+        return updated.with_changes(body=body) if body is not None else updated
+
+
+def insert_before_call(data: bytes, call: tuple[int, int, int, int], statements: Sequence[str],
+                       new_splat: str | None = None) -> RewriteResult:
+    try:
+        module = cst.parse_module(data)
+        tr = _Inserter(call, statements, new_splat)
+        new = MetadataWrapper(module, unsafe_skip_copy=True).visit(tr)
+    except Exception as exc:  # noqa: BLE001
+        return RewriteResult(None, 0, [f"could not edit it: {exc}"])
+    if not (tr.inserted and tr.call_found):
+        return RewriteResult(None, 0, ["the call is not inside a statement bench-op can add lines before"])
+    return RewriteResult(new.bytes, 1, [])

@@ -1,0 +1,192 @@
+"""`bench-op run`: static rewrite, then run the affected benchmarks and repair them until they
+print numbers (or block with the reason), then report (and, at HEAD, commit: see hook.py)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass, field
+
+from benchop_hook.commands.common import quick
+from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
+
+
+@dataclass
+class RunOutcome:
+    """What a run did, for the report and for the follow-up commit."""
+
+    status: str  # nothing-to-do, done, blocked
+    result: object | None = None  # pipeline.StaticResult
+    outcomes: list = field(default_factory=list)  # repair.FileOutcome
+    blocked_static: list = field(default_factory=list)  # FileResult with calls needing a hand edit
+    written: dict[str, bytes] = field(default_factory=dict)  # path -> content bench-op left in the tree
+    reason: str | None = None
+    exit_code: int = EXIT_OK
+
+
+def echo(line: str) -> None:
+    print(line, flush=True)
+
+
+def options(args: argparse.Namespace, cfg) -> tuple[float, int]:  # noqa: ANN001
+    timeout = args.timeout if getattr(args, "timeout", None) else cfg.timeout
+    max_it = args.max_iterations if getattr(args, "max_iterations", None) else cfg.max_iterations
+    if timeout is not None and timeout <= 0:
+        from benchop_hook.errors import UsageError
+
+        raise UsageError("--timeout must be a positive number of seconds.")
+    if max_it is not None and max_it < 1:
+        from benchop_hook.errors import UsageError
+
+        raise UsageError("--max-iterations must be at least 1.")
+    return float(timeout), int(max_it)
+
+
+def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from: str = "worktree",  # noqa: ANN001
+            guard_factory=None) -> RunOutcome:  # noqa: ANN001
+    """The whole pipeline below the command line. Writes benchmark files in the working tree only."""
+    from benchop_hook.commands.common import static
+    from benchop_hook.files import TreeGuard, save_patch
+    from benchop_hook.pipeline import Paths
+    from benchop_hook.repair import LoopContext, repair
+    from benchop_hook.report import outcome_lines, render_check, unified_diff
+    from benchop_hook.runner import probe, resolve_python
+
+    timeout, max_it = options(args, cfg)
+    result = static(repo, cfg, target, changes, bench_from=bench_from)
+    paths = Paths(cfg)
+    echo(render_check(result, wrote=True).rsplit("\n", 1)[0] if (result.changes or result.findings) else render_check(result))
+    run = RunOutcome("nothing-to-do", result)
+    affected = [fr for fr in result.files if fr.findings and not fr.error and any(
+        f.fixed or f.needs_action for f in fr.findings)]
+    if not affected:
+        run.exit_code = EXIT_BLOCKED if result.broken else EXIT_OK
+        run.status = "blocked" if result.broken else "nothing-to-do"
+        if result.changes and not result.broken:
+            echo("bench-op: no benchmark needs a change.")
+        return run
+    hand = [fr for fr in affected if any(f.needs_action and not f.runtime_candidate for f in fr.findings)]
+    runnable = [fr for fr in affected if fr not in hand]
+    run.blocked_static = hand
+    for fr in hand:
+        f = next(f for f in fr.findings if f.needs_action and not f.runtime_candidate)
+        echo(f"bench-op: {fr.path}: blocked: {f.site.path}:{f.site.lineno} {f.why_not or f.problem}; nothing was written to it")
+    guard = (guard_factory or TreeGuard)(repo.root, repo.git_dir, paths.bench)
+    for fr in runnable:
+        if fr.changed:
+            sys.stdout.write(unified_diff(fr.path, fr.before, fr.after))
+    try:
+        for fr in runnable:
+            if fr.changed and fr.after is not None:
+                guard.write(fr.path, fr.after)
+        if getattr(args, "no_run", False):
+            for fr in runnable:
+                guard.keep(fr.path)
+                if fr.changed:
+                    run.written[fr.path] = fr.after or b""
+            pending = sum(1 for fr in runnable for f in fr.findings if f.runtime_candidate)
+            note = f"; {pending} call(s) can only be checked by a run" if pending else ""
+            echo(f"bench-op: static rewrite only (--no-run): {len(run.written)} benchmark file(s) written{note}.")
+            run.status = "blocked" if hand else "done"
+            run.exit_code = EXIT_BLOCKED if hand else EXIT_OK
+            return run
+        interp = probe(resolve_python(repo.root, getattr(args, "python", None), cfg.python))
+        echo(f"bench-op: running benchmarks with {interp.path} (from {interp.source})")
+        ctx = LoopContext(
+            root=repo.root, interp=interp, sp=result.context, is_bench=paths.bench, timeout=timeout,  # type: ignore[attr-defined]
+            max_iterations=max_it, pytest_args=cfg.pytest_args, echo=echo, write=guard.write, read=guard.read,
+            log_dir=os.path.join(repo.git_dir, "bench-op", "logs"),
+        )
+        for fr in runnable:
+            static_fixed = not any(f.runtime_candidate for f in fr.findings)
+            o = repair(fr, ctx, static_fixed=static_fixed)
+            if o.status in ("blocked", "failed"):
+                current = guard.read(fr.path)
+                original = guard.originals.get(fr.path)
+                if current is not None and original is not None and current != original:
+                    o.patch = save_patch(repo.git_dir, fr.path, original, current)
+                guard.restore(fr.path)
+            else:
+                guard.keep(fr.path)
+                if fr.path in guard.current:
+                    o.content = guard.current[fr.path]
+                    run.written[fr.path] = o.content
+            for line in outcome_lines(o):
+                echo(line)
+            run.outcomes.append(o)
+    except BaseException:
+        guard.restore_all()
+        raise
+    bad = [o for o in run.outcomes if o.status in ("blocked", "failed")]
+    no_gpu = [o for o in run.outcomes if o.status == "skipped"]
+    run.status = "blocked" if bad or hand else "done"
+    if bad or hand:
+        run.reason = "; ".join(f"{o.path}: {o.reason}" for o in bad) or "a call needs a hand edit"
+        run.exit_code = EXIT_BLOCKED
+    elif no_gpu and cfg.require_gpu:
+        run.status = "blocked"
+        run.reason = "no CUDA device is visible and require-gpu = true"
+        run.exit_code = EXIT_BLOCKED
+    return run
+
+
+def summary_line(run: RunOutcome) -> str:
+    done = [o for o in run.outcomes if o.status == "passed"]
+    skipped = [o for o in run.outcomes if o.status == "skipped"]
+    bad = [o for o in run.outcomes if o.status in ("blocked", "failed")] + list(run.blocked_static)
+    parts = []
+    if done:
+        parts.append(f"{len(done)} benchmark file(s) repaired and producing numbers")
+    if skipped:
+        parts.append(f"{len(skipped)} fixed but not run: no GPU")
+    if bad:
+        parts.append(f"{len(bad)} blocked")
+    return f"bench-op: {run.status}: " + (", ".join(parts) if parts else "nothing to do") + "."
+
+
+def run_json(run: RunOutcome, target) -> dict:  # noqa: ANN001
+    from benchop_hook.report import static_json
+
+    data: dict = {"status": run.status, "target": target.as_json()}
+    if run.result is not None:
+        s = static_json(run.result)  # type: ignore[arg-type]
+        data["changes"] = s["changes"]
+        data["findings"] = s["findings"]
+    else:
+        data["changes"], data["findings"] = [], []
+    benches = [o.as_json() for o in run.outcomes]
+    for fr in run.blocked_static:
+        f = next(f for f in fr.findings if f.needs_action and not f.runtime_candidate)
+        benches.append({"path": fr.path, "status": "failed", "iterations": 0, "numbers": [], "fixes": [],
+                        "reason": f"{f.site.path}:{f.site.lineno}: {f.why_not or f.problem}"})
+    data["benchmarks"] = benches
+    if run.reason:
+        data["reason"] = run.reason
+    if "commit" in run.__dict__:
+        data["commit"] = run.__dict__["commit"]
+    return data
+
+
+def main(args: argparse.Namespace) -> int:
+    from benchop_hook.lock import repo_lock
+
+    repo, cfg, target, changes = quick(args)
+    if changes is None:
+        if not args.quiet:
+            print(f"bench-op: nothing to do: no Op file changed in {target.label}.")
+        if args.json:
+            from benchop_hook.report import write_json
+
+            write_json(args.json, {"status": "nothing-to-do", "target": target.as_json(), "changes": [], "benchmarks": []})
+        return EXIT_OK
+    with repo_lock(repo.git_dir):
+        from benchop_hook.commands import hook
+
+        run = hook.run_and_maybe_commit(args, repo, cfg, target, changes)
+    echo(summary_line(run))
+    if args.json:
+        from benchop_hook.report import write_json
+
+        write_json(args.json, run_json(run, target))
+    return run.exit_code

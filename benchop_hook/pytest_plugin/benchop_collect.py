@@ -1,0 +1,145 @@
+"""pytest plugin that bench-op loads into the project's own interpreter (`-p benchop_collect`).
+
+It writes one JSON file (path in BENCHOP_RESULT) with, per test: outcome, duration,
+user properties (`record_property`), captured stdout of the call, and for a
+failure the exception type, message and traceback frames. Collection errors are
+recorded the same way. It imports nothing from bench-op, so it works in any
+environment that has pytest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+_MAX_OUT = 64 * 1024
+_records: dict[str, dict] = {}
+_errors: list[dict] = []
+_started = time.time()
+
+
+def _frames(excinfo) -> list[dict]:
+    out = []
+    try:
+        for entry in excinfo.traceback:
+            out.append({"path": str(entry.path), "line": entry.lineno + 1, "name": entry.name})
+    except Exception:  # noqa: BLE001 - a traceback we can't read is simply not recorded
+        pass
+    return out[-40:]
+
+
+def _exc(excinfo) -> dict:
+    try:
+        msg = str(excinfo.value)
+    except Exception:  # noqa: BLE001
+        msg = "<unprintable>"
+    return {"type": type(excinfo.value).__name__, "message": msg[:4000], "frames": _frames(excinfo)}
+
+
+def pytest_configure(config) -> None:
+    # Pin each xdist worker to one GPU: BENCHOP_GPUS="0,2,5", worker gwN gets the N-th.
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    gpus = os.environ.get("BENCHOP_GPUS")
+    if worker.startswith("gw") and gpus:
+        ids = [g for g in gpus.split(",") if g]
+        n = int(worker[2:] or 0)
+        if ids:
+            os.environ["CUDA_VISIBLE_DEVICES"] = ids[n % len(ids)]
+    if worker:
+        os.environ["BENCHOP_WORKER_GPU"] = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+
+
+_collected = {"total": 0, "selected": 0}
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    """With BENCHOP_FIRST_CASE=1 keep one parametrized case per test function: interface errors show in seconds."""
+    _collected["total"] = len(items)
+    if os.environ.get("BENCHOP_FIRST_CASE") == "1":
+        seen = set()
+        keep, drop = [], []
+        for item in items:
+            key = (str(getattr(item, "path", item.fspath)), getattr(item, "originalname", item.name),
+                   getattr(getattr(item, "cls", None), "__name__", None))
+            (drop if key in seen else keep).append(item)
+            seen.add(key)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+    _collected["selected"] = len(items)
+
+
+def pytest_exception_interact(node, call, report) -> None:
+    if call.excinfo is None:
+        return
+    info = _exc(call.excinfo)
+    nodeid = getattr(report, "nodeid", None) or getattr(node, "nodeid", "")
+    if getattr(report, "when", None) is None or report.when == "collect" or not hasattr(report, "when"):
+        info["nodeid"] = nodeid
+        _errors.append(info)
+    else:
+        rec = _records.setdefault(nodeid, {"nodeid": nodeid})
+        rec.setdefault("exception", info)
+
+
+def pytest_runtest_logreport(report) -> None:
+    rec = _records.setdefault(report.nodeid, {"nodeid": report.nodeid})
+    if report.when == "call" or (report.outcome != "passed" and "outcome" not in rec):
+        rec["outcome"] = report.outcome
+        rec["when"] = report.when
+        rec["duration"] = round(getattr(report, "duration", 0.0), 6)
+    if report.when == "call":
+        rec["stdout"] = (report.capstdout or "")[-_MAX_OUT:]
+        rec["properties"] = [[str(k), str(v)] for k, v in getattr(report, "user_properties", [])]
+    if report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
+        rec["skip_reason"] = str(report.longrepr[2])[:1000]
+    elif report.failed and "longrepr" not in rec:
+        rec["longrepr"] = str(report.longrepr)[-4000:]
+    gpu = os.environ.get("BENCHOP_WORKER_GPU")
+    if gpu is not None:
+        rec["gpu"] = gpu
+
+
+def pytest_collectreport(report) -> None:
+    if report.failed:
+        text = str(report.longrepr)[-4000:]
+        if not any(e.get("nodeid") == report.nodeid for e in _errors):
+            _errors.append({"nodeid": report.nodeid, "type": "CollectionError", "message": text, "frames": []})
+        for e in _errors:
+            if e.get("nodeid") == report.nodeid:
+                e["longrepr"] = text
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    path = os.environ.get("BENCHOP_RESULT")
+    if not path:
+        return
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        path = f"{path}.{worker}"
+    device = None
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        try:
+            if torch.cuda.is_available():
+                device = torch.cuda.get_device_name(0)
+            else:
+                device = "cpu"
+        except Exception:  # noqa: BLE001
+            device = None
+    data = {
+        "exitstatus": int(exitstatus),
+        "tests": list(_records.values()),
+        "errors": _errors,
+        "device": device,
+        "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+        "seconds": round(time.time() - _started, 3),
+        "collected": _collected["total"],
+        "selected": _collected["selected"],
+    }
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+    os.replace(tmp, path)

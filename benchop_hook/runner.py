@@ -1,0 +1,404 @@
+"""One pytest subprocess over benchmark files, in the project's own interpreter.
+
+The run gets its own process group, so a timeout or Ctrl-C kills the whole
+tree. Output streams to the terminal as it comes (bounded), with the elapsed
+time on each finished case. Results come back structured through a small
+pytest plugin (`pytest_plugin/benchop_collect.py`), with JUnit XML as the
+fallback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import xml.etree.ElementTree as ET
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from benchop_hook.errors import EXIT_USAGE, BenchOpError
+
+PLUGIN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytest_plugin")
+_ECHO_LINES = 400  # lines of a run's output shown on the terminal; the full log is kept in a file
+_LOG_LIMIT = 20 * 1024 * 1024
+_FAILURE_LINES = 60  # of pytest's failure report, per run
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    path: str
+    source: str  # where it came from, for the user
+    has_xdist: bool = False
+    has_pytest_benchmark: bool = False
+
+
+def _in_hook_env(prefix: str) -> bool:
+    """True when `prefix` is an isolated environment pre-commit made for a hook."""
+    home = os.environ.get("PRE_COMMIT_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pre-commit")
+    try:
+        return os.path.commonpath([os.path.realpath(prefix), os.path.realpath(home)]) == os.path.realpath(home)
+    except ValueError:
+        return False
+
+
+def _which(names: Sequence[str], skip_prefix: str | None) -> str | None:
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        if not d:
+            continue
+        if skip_prefix and os.path.realpath(d).startswith(os.path.realpath(skip_prefix) + os.sep):
+            continue
+        for n in names:
+            p = os.path.join(d, n)
+            if os.path.isfile(p) and os.access(p, os.X_OK):
+                return p
+    return None
+
+
+def resolve_python(root: str, cli_value: str | None, cfg_value: str | None) -> Interpreter:
+    """--python, then [tool.bench-op] python, then the repo's .venv, then this interpreter
+    (unless it is pre-commit's isolated hook environment), then python3/python on PATH."""
+    for value, source in ((cli_value, "--python"), (cfg_value, "[tool.bench-op] python")):
+        if value:
+            path = value if os.path.isabs(value) else os.path.join(root, value)
+            if not os.path.exists(path):
+                raise BenchOpError(f"the interpreter {value} (from {source}) does not exist: fix {source} or leave it out.", EXIT_USAGE)
+            return Interpreter(path, source)
+    for venv in (".venv", "venv"):
+        p = os.path.join(root, venv, "bin", "python")
+        if os.path.exists(p):
+            return Interpreter(p, f"the repository's {venv}")
+    hook_env = _in_hook_env(sys.prefix)
+    if not hook_env:
+        return Interpreter(sys.executable, "the interpreter bench-op runs in")
+    found = _which(("python3", "python"), sys.prefix)
+    if found:
+        return Interpreter(found, "PATH (outside the hook's own environment)")
+    raise BenchOpError("no Python found to run the benchmarks: set [tool.bench-op] python to your project's interpreter.")
+
+
+def probe(interp: Interpreter) -> Interpreter:
+    """Check the interpreter imports pytest; learn which optional plugins it has. One line on failure."""
+    code = ("import importlib.util as u, pytest; "
+            "print(u.find_spec('xdist') is not None, u.find_spec('pytest_benchmark') is not None)")
+    try:
+        proc = subprocess.run([interp.path, "-c", code], capture_output=True, text=True, timeout=120,
+                              env=_child_env({}))
+    except OSError as exc:
+        raise BenchOpError(f"cannot start {interp.path} ({exc.strerror}): point --python or [tool.bench-op] python at a working interpreter.") from None
+    except subprocess.TimeoutExpired:
+        raise BenchOpError(f"{interp.path} did not start within 120 s: check that interpreter.") from None
+    if proc.returncode != 0:
+        if "No module named" in proc.stderr and "pytest" in proc.stderr:
+            raise BenchOpError(f"{interp.path} (from {interp.source}) cannot import pytest: install pytest there, "
+                               "or point --python / [tool.bench-op] python at the project's interpreter.")
+        last = (proc.stderr.strip().splitlines() or ["exit " + str(proc.returncode)])[-1]
+        raise BenchOpError(f"{interp.path} (from {interp.source}) failed to start: {last}")
+    xdist, bench = (w == "True" for w in proc.stdout.split()[:2])
+    return Interpreter(interp.path, interp.source, xdist, bench)
+
+
+@dataclass
+class Failure:
+    type: str
+    message: str
+    frames: list[dict[str, object]] = field(default_factory=list)  # {"path", "line", "name"}, outermost first
+
+    @property
+    def where(self) -> str:
+        if not self.frames:
+            return ""
+        f = self.frames[-1]
+        return f"{f['path']}:{f['line']}"
+
+    def headline(self) -> str:
+        first = (self.message.strip().splitlines() or [""])[0][:300]
+        return f"{self.type}: {first}" if first else self.type
+
+
+@dataclass
+class TestRecord:
+    nodeid: str
+    outcome: str  # passed, failed, skipped
+    duration: float = 0.0
+    properties: list[tuple[str, str]] = field(default_factory=list)
+    stdout: str = ""
+    failure: Failure | None = None
+    skip_reason: str | None = None
+    gpu: str | None = None
+
+
+@dataclass
+class RunResult:
+    targets: list[str]
+    returncode: int | None
+    seconds: float
+    tests: list[TestRecord] = field(default_factory=list)
+    errors: list[tuple[str, Failure]] = field(default_factory=list)  # collection errors
+    timed_out: bool = False
+    device: str | None = None
+    tail: list[str] = field(default_factory=list)
+    log_path: str | None = None
+    last_started: str | None = None
+    benchmark_json: str | None = None
+    collected: int = 0
+    selected: int = 0
+
+    @property
+    def crashed_signal(self) -> str | None:
+        if self.returncode is not None and self.returncode < 0:
+            try:
+                return signal.Signals(-self.returncode).name
+            except ValueError:
+                return f"signal {-self.returncode}"
+        return None
+
+
+def _child_env(extra: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") and k not in ("PYTHONHOME", "VIRTUAL_ENV", "__PYVENV_LAUNCHER__")}
+    if _in_hook_env(sys.prefix):
+        bindir = os.path.dirname(sys.executable)
+        env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if os.path.realpath(p) != os.path.realpath(bindir))
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra)
+    return env
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    for sig, wait in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                try:
+                    os.killpg(proc.pid, 0)
+                except ProcessLookupError:
+                    return
+            time.sleep(0.05)
+
+
+_PROGRESS = (" PASSED", " FAILED", " ERROR", " SKIPPED", " XFAIL", " XPASS")
+_SECTION = re.compile(r"^=+ (?P<name>.+?) =+$")
+
+
+def _section(line: str, current: str) -> str:
+    """Which part of pytest's report a line belongs to: header, progress, failures, warnings, summary."""
+    m = _SECTION.match(line)
+    if m:
+        name = m.group("name").lower()
+        if "test session starts" in name:
+            return "header"
+        if name in ("failures", "errors"):
+            return "failures"
+        if "warnings summary" in name:
+            return "warnings"
+        if "short test summary" in name:
+            return "short"
+        return "summary"
+    if current == "header" and (line.startswith("collected ") or line.startswith("collecting ")):
+        return "progress"
+    return current
+
+
+def _show(line: str, section: str) -> bool:
+    """What the terminal gets: progress, failures and the final tally; not pytest's header, warnings or our junit file."""
+    if "generated xml file" in line:
+        return False
+    if section == "header":
+        return False
+    if section == "warnings":
+        return False
+    return bool(line.strip()) or section == "failures"
+
+
+def run_pytest(
+    interp: Interpreter,
+    root: str,
+    targets: Sequence[str],
+    *,
+    timeout: float,
+    pytest_args: Sequence[str] = (),
+    echo: Callable[[str], None] = print,
+    log_dir: str | None = None,
+    extra_env: dict[str, str] | None = None,
+    use_benchmark_json: bool = False,
+) -> RunResult:
+    with tempfile.TemporaryDirectory(prefix="bench-op-") as tmp:
+        result_json = os.path.join(tmp, "result.json")
+        junit = os.path.join(tmp, "junit.xml")
+        cmd = [interp.path, "-m", "pytest", *targets, "-v", "-p", "benchop_collect", "-p", "no:cacheprovider",
+               f"--junitxml={junit}", "-o", "junit_family=xunit1", *pytest_args]
+        bench_json = os.path.join(tmp, "benchmark.json")
+        if use_benchmark_json and interp.has_pytest_benchmark:
+            cmd.append(f"--benchmark-json={bench_json}")
+        pythonpath = os.pathsep.join(p for p in (PLUGIN_DIR, os.environ.get("PYTHONPATH", "")) if p)
+        env = _child_env({"PYTHONPATH": pythonpath, "BENCHOP_RESULT": result_json, **(extra_env or {})})
+        log_path = None
+        log = None
+        if log_dir:
+            os.makedirs(log_dir, exist_ok=True)
+            log_path = os.path.join(log_dir, "last-run.log")
+            log = open(log_path, "wb")  # noqa: SIM115 - closed in finally
+        start = time.monotonic()
+        try:
+            proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        except OSError as exc:
+            if log:
+                log.close()
+            raise BenchOpError(f"cannot start {interp.path} ({exc.strerror}).") from None
+        lines: queue.Queue[bytes | None] = queue.Queue(maxsize=10000)
+
+        def reader() -> None:
+            assert proc.stdout is not None
+            for raw in iter(proc.stdout.readline, b""):
+                lines.put(raw)
+            lines.put(None)
+
+        t = threading.Thread(target=reader, daemon=True)
+        t.start()
+        tail: deque[str] = deque(maxlen=200)
+        shown = 0
+        written = 0
+        timed_out = False
+        last_started: str | None = None
+        exited_at: float | None = None
+        section = "header"
+        failure_lines = 0
+        try:
+            while True:
+                remaining = timeout - (time.monotonic() - start)
+                if remaining <= 0:
+                    timed_out = True
+                    break
+                try:
+                    raw = lines.get(timeout=min(remaining, 0.5))
+                except queue.Empty:
+                    # pytest is gone but something it started still holds the pipe open.
+                    if proc.poll() is not None:
+                        exited_at = exited_at or time.monotonic()
+                        if time.monotonic() - exited_at > 2.0:
+                            break
+                    continue
+                if raw is None:
+                    break
+                if log is not None and written < _LOG_LIMIT:
+                    log.write(raw)
+                    written += len(raw)
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                if len(line) > 2000:
+                    line = line[:2000] + " ...(line truncated)"
+                tail.append(line)
+                if "::" in line and not any(p in line for p in _PROGRESS):
+                    last_started = line.split(" ", 1)[0]
+                prev, section = section, _section(line, section)
+                if section == "failures":
+                    failure_lines = 0 if prev != "failures" else failure_lines + 1
+                    if failure_lines == _FAILURE_LINES:
+                        echo(f"    ... (the rest of the failure report is in {log_path or 'the run output'})")
+                    if failure_lines >= _FAILURE_LINES:
+                        continue
+                if shown < _ECHO_LINES and _show(line, section):
+                    if any(p in line for p in _PROGRESS) and "::" in line:
+                        line = f"{line}  ({time.monotonic() - start:.1f}s)"
+                    echo(line)
+                    shown += 1
+                    if shown == _ECHO_LINES:
+                        echo(f"... (more output hidden; the whole log is in {log_path or 'the run output'})")
+        except KeyboardInterrupt:
+            _kill_group(proc)
+            raise
+        finally:
+            if timed_out or proc.poll() is None:
+                _kill_group(proc)
+            else:
+                # The run is over; stray children it left (a hung helper, a server) go with it.
+                _kill_group(proc)
+            if log is not None:
+                log.close()
+        t.join(timeout=5)
+        rc = proc.wait()
+        seconds = time.monotonic() - start
+        res = RunResult(list(targets), None if timed_out else rc, seconds, timed_out=timed_out, tail=list(tail),
+                        log_path=log_path, last_started=last_started)
+        if not _read_plugin(result_json, res):
+            _read_junit(junit, res)
+        if os.path.exists(bench_json):
+            with open(bench_json, encoding="utf-8") as f:
+                res.benchmark_json = f.read()
+        return res
+
+
+def _failure(d: dict[str, object] | None) -> Failure | None:
+    if not d:
+        return None
+    return Failure(str(d.get("type", "Error")), str(d.get("message", "")), list(d.get("frames", []) or []))  # type: ignore[arg-type]
+
+
+def _read_plugin(path: str, res: RunResult) -> bool:
+    paths = [path] + sorted(os.path.join(os.path.dirname(path), f) for f in os.listdir(os.path.dirname(path))
+                            if f.startswith("result.json.gw") and not f.endswith(".tmp"))
+    found = False
+    for p in paths:
+        if not os.path.exists(p):
+            continue
+        try:
+            with open(p, encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            continue
+        found = True
+        res.device = res.device or data.get("device")
+        res.collected += int(data.get("collected", 0) or 0)
+        res.selected += int(data.get("selected", 0) or 0)
+        for t in data.get("tests", []):
+            if "outcome" not in t:
+                continue
+            rec = TestRecord(t["nodeid"], t["outcome"], float(t.get("duration", 0.0)),
+                             [(str(k), str(v)) for k, v in t.get("properties", [])], t.get("stdout", ""),
+                             _failure(t.get("exception")), t.get("skip_reason"), t.get("gpu"))
+            if rec.outcome == "failed" and rec.failure is None:
+                rec.failure = Failure("Error", (t.get("longrepr") or "")[-1000:])
+            res.tests.append(rec)
+        for e in data.get("errors", []):
+            fl = _failure(e)
+            if fl is not None:
+                if fl.type == "CollectionError" and e.get("longrepr"):
+                    fl.message = e["longrepr"]
+                res.errors.append((str(e.get("nodeid", "")), fl))
+    return found
+
+
+def _read_junit(path: str, res: RunResult) -> None:
+    if not os.path.exists(path):
+        return
+    try:
+        tree = ET.parse(path)
+    except ET.ParseError:
+        return
+    for case in tree.iter("testcase"):
+        file = case.get("file") or case.get("classname", "").replace(".", "/") + ".py"
+        nodeid = f"{file}::{case.get('name')}"
+        props = [(p.get("name", ""), p.get("value", "")) for p in case.iter("property")]
+        outcome = "passed"
+        failure = None
+        for tag in ("failure", "error"):
+            el = case.find(tag)
+            if el is not None:
+                outcome = "failed"
+                failure = Failure(el.get("type", "Error").split(".")[-1] or "Error", el.get("message", ""))
+        if case.find("skipped") is not None:
+            outcome = "skipped"
+        res.tests.append(TestRecord(nodeid, outcome, float(case.get("time", 0) or 0), props, "", failure))

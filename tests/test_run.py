@@ -1,0 +1,210 @@
+"""`bench-op run` on real pytest subprocesses over the fixture library (CPU): each outcome of the repair loop."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import venv
+from pathlib import Path
+
+from conftest import REDUCTION_N_DIM, Repo, reduction_change
+
+BENCH_RED = "benchmarks/ops/bench_reduction.py"
+
+
+def run_json(repo: Repo, tmp_path: Path, *args: str, timeout: float = 300) -> tuple[subprocess.CompletedProcess[str], dict]:
+    out = tmp_path / "run.json"
+    r = repo.bench_op("run", "--json", str(out), *args, timeout=timeout)
+    return r, json.loads(out.read_text()) if out.exists() else {}
+
+
+def test_fixed_statically_then_numbers_on_the_first_run(repo: Repo, tmp_path: Path) -> None:
+    reduction_change(repo)
+    repo.git("add", "-A")
+    r, data = run_json(repo, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert data["status"] == "done"
+    (bench,) = data["benchmarks"]
+    assert bench["path"] == BENCH_RED and bench["status"] == "passed"
+    assert bench["iterations"] == 1, "a file the static pass fixed runs exactly once"
+    cases = {n["case"] for n in bench["numbers"]}
+    assert "test_sum_bench[64-256]" in cases and "test_amax_bench" in cases
+    assert {n["unit"] for n in bench["numbers"]} >= {"ms", "TFLOPS", "GB/s"}
+    assert "latency" in r.stdout and "passed with numbers" in r.stdout
+    assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
+    # The interpreter used is printed.
+    assert f"running benchmarks with {sys.executable}" in r.stdout
+
+
+SPLAT_BENCH = '''import pytest
+import torch
+
+from benchmarks.benchmark import report, time_ms
+from minitile.ops import SumFwdOp
+from workloads import randn
+
+WORKLOADS = [dict(M=64, N=256, dtype=torch.float32), dict(M=128, N=512, dtype=torch.float32)]
+
+
+@pytest.mark.parametrize("params", WORKLOADS)
+def test_sum_params_bench(params, record_property):
+    x = randn(params["M"], params["N"], dtype=params["dtype"])
+    op = SumFwdOp(**params)
+    report(record_property, "sum", time_ms(op, x), nbytes=x.numel() * x.element_size())
+'''
+
+
+def test_splatted_params_only_the_run_can_fix(repo: Repo, tmp_path: Path) -> None:
+    repo.write("benchmarks/ops/bench_splat.py", SPLAT_BENCH)
+    repo.commit("a benchmark built from workload dicts")
+    reduction_change(repo)
+    repo.git("add", "-A")
+    r, data = run_json(repo, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    splat = next(b for b in data["benchmarks"] if b["path"] == "benchmarks/ops/bench_splat.py")
+    assert splat["status"] == "passed" and splat["numbers"]
+    assert splat["iterations"] == 3  # one case per function, repaired, then the full set once
+    text = repo.read("benchmarks/ops/bench_splat.py")
+    # params is used for the inputs too: the Op gets its own copy without 'M'.
+    assert "    op_params = dict(params)\n    op_params.pop('M', None)\n    op = SumFwdOp(**op_params)\n" in text
+    assert 'x = randn(params["M"], params["N"], dtype=params["dtype"])' in text
+    assert "repaired from the traceback" in r.stdout
+
+
+def test_kernel_error_after_interface_fix_blocks_and_leaves_the_tree(repo: Repo, tmp_path: Path) -> None:
+    crashing = REDUCTION_N_DIM.replace(
+        "    def forward(self, x):\n",
+        "    def forward(self, x):\n        raise RuntimeError('CUDA error: an illegal memory access was encountered')\n", 1)
+    repo.write("src/minitile/ops/reduction.py", crashing)
+    repo.git("add", "-A")
+    before = repo.snapshot()
+    r, data = run_json(repo, tmp_path)
+    assert r.returncode == 1
+    assert data["status"] == "blocked"
+    (bench,) = data["benchmarks"]
+    assert bench["status"] == "failed" or bench["status"] == "blocked"
+    assert "RuntimeError: CUDA error: an illegal memory access was encountered" in bench["reason"]
+    assert "src/minitile/ops/reduction.py:" in bench["reason"]
+    assert repo.snapshot() == before, "a blocked file is never half-fixed in the tree"
+    patch = Path(bench["patch"])
+    assert patch.exists() and "+    op = SumFwdOp(N, dtype)" in patch.read_text()
+    # The patch applies to the tree as it is.
+    repo.git("apply", "--check", str(patch))
+    assert str(patch) in r.stdout
+
+
+HANG_BENCH = '''import os
+import subprocess
+import time
+
+
+def test_hangs(record_property):
+    child = subprocess.Popen(["sleep", "300"])
+    with open(os.environ["HANG_PIDFILE"], "w") as f:
+        f.write(str(child.pid))
+    from minitile.ops import SumFwdOp
+    import torch
+    SumFwdOp(4, 8, torch.float32)
+    time.sleep(300)
+'''
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead for our purposes
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def test_hung_benchmark_is_killed_with_its_children(repo: Repo, tmp_path: Path) -> None:
+    repo.write("benchmarks/ops/bench_hang.py", HANG_BENCH)
+    repo.commit("a benchmark that hangs")
+    reduction_change(repo)
+    repo.git("add", "-A")
+    pidfile = tmp_path / "child.pid"
+    out = tmp_path / "run.json"
+    t0 = time.monotonic()
+    r = repo.bench_op("run", "--timeout", "8", "--json", str(out), env={"HANG_PIDFILE": str(pidfile)})
+    assert time.monotonic() - t0 < 120
+    data = json.loads(out.read_text())
+    hang = next(b for b in data["benchmarks"] if b["path"] == "benchmarks/ops/bench_hang.py")
+    assert hang["status"] == "blocked" and "timed out after" in hang["reason"]
+    child = int(pidfile.read_text())
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(child), "the benchmark's child process survived the timeout"
+    assert r.returncode == 1
+
+
+GPU_BENCH = '''import torch
+
+from minitile.ops import GemmOp
+
+
+def test_gemm_cuda_bench(record_property):
+    a = torch.randn(64, 64, device="cuda")
+    op = GemmOp(64, 64, 64, torch.float32)
+    op(a, a)
+'''
+
+
+def test_no_gpu_is_a_skip_unless_required(repo: Repo, tmp_path: Path) -> None:
+    repo.write("benchmarks/ops/bench_cuda.py", GPU_BENCH)
+    repo.commit("a benchmark that needs a GPU")
+    repo.replace("src/minitile/ops/gemm.py", "def __init__(self, M, N, K, dtype, trans_b=False):",
+                 "def __init__(self, M, N, K, *, dtype, trans_b=False):")
+    repo.git("add", "-A")
+    r, data = run_json(repo, tmp_path)
+    cuda = next(b for b in data["benchmarks"] if b["path"] == "benchmarks/ops/bench_cuda.py")
+    assert cuda["status"] == "skipped", cuda
+    assert "GemmOp(64, 64, 64, dtype=torch.float32)" in repo.read("benchmarks/ops/bench_cuda.py"), "the static fix stands"
+    assert r.returncode == 0, r.stdout
+    repo.replace("pyproject.toml", "timeout = 300", "timeout = 300\nrequire-gpu = true")
+    repo.git("checkout", "--", "benchmarks")
+    repo.git("add", "pyproject.toml")
+    r, data = run_json(repo, tmp_path)
+    assert r.returncode == 1 and data["status"] == "blocked"
+
+
+def test_interpreter_without_pytest(repo: Repo, tmp_path: Path) -> None:
+    env_dir = tmp_path / "bare"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    reduction_change(repo)
+    repo.git("add", "-A")
+    before = repo.snapshot()
+    r = repo.bench_op("run", "--python", str(env_dir / "bin" / "python"))
+    assert r.returncode == 1
+    assert "cannot import pytest" in r.stderr and "Traceback" not in r.stderr
+    assert len([ln for ln in r.stderr.splitlines() if ln.startswith("bench-op:")]) == 1
+    assert repo.snapshot() == before
+
+
+def test_passing_without_numbers_is_not_done(repo: Repo, tmp_path: Path) -> None:
+    repo.write("benchmarks/ops/bench_quiet.py",
+               "import torch\nfrom minitile.ops import SumFwdOp\n\n\ndef test_quiet():\n    SumFwdOp(4, 8, torch.float32)\n")
+    repo.commit("a benchmark that measures nothing")
+    reduction_change(repo)
+    repo.git("add", "-A")
+    r, data = run_json(repo, tmp_path)
+    quiet = next(b for b in data["benchmarks"] if b["path"] == "benchmarks/ops/bench_quiet.py")
+    assert quiet["status"] == "failed" and "printed no latency" in quiet["reason"]
+    assert r.returncode == 1
+
+
+def test_no_run_is_static_only(repo: Repo, tmp_path: Path) -> None:
+    reduction_change(repo)
+    repo.git("add", "-A")
+    r = repo.bench_op("run", "--no-run")
+    assert r.returncode == 0 and "--no-run" in r.stdout
+    assert "running benchmarks" not in r.stdout
+    assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)

@@ -267,14 +267,19 @@ class Overlay(Snapshot):
 # Repository state and writing (hook stages only).
 
 
-def in_progress_operation(git_dir: str) -> str | None:
-    """The git operation the repository is in the middle of, if any."""
+def in_progress_operation(git_dir: str, *, merge_done: bool = False) -> str | None:
+    """The git operation the repository is in the middle of, if any.
+
+    git runs post-merge before it removes MERGE_HEAD: with `merge_done` that file means nothing.
+    """
     checks = (
         ("rebase-merge", "a rebase"), ("rebase-apply", "a rebase or am"),
         ("CHERRY_PICK_HEAD", "a cherry-pick"), ("REVERT_HEAD", "a revert"),
         ("BISECT_LOG", "a bisect"), ("MERGE_HEAD", "a merge"),
     )
     for name, what in checks:
+        if merge_done and name == "MERGE_HEAD":
+            continue
         if os.path.exists(os.path.join(git_dir, name)):
             return what
     return None

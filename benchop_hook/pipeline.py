@@ -301,6 +301,7 @@ class StaticPass:
         return edits, renames, notes
 
     _old_for_imports: Project | None = None
+    only: set[str] | None = None  # all-files mode: just these benchmark files
 
     def _judge(self, site: CallSite, by_new: dict[ClassRef, OpChange], by_old: dict[ClassRef, OpChange],
                old_p: Project, ev: TestEvidence) -> Finding | None:
@@ -482,6 +483,8 @@ class StaticPass:
         from the version of its Op at the benchmark's last commit, when history has one."""
         ev = self._evidence(None)
         for path in sorted(p for p in self.src.bench.paths() if self.paths.bench(p)):
+            if self.only is not None and path not in self.only:
+                continue
             data = self.src.bench.read(path)
             if data is None:
                 continue

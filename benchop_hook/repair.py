@@ -330,6 +330,17 @@ def _fresh_name(az, base: str) -> str:
     return name
 
 
+def fix_lines(fr: FileResult) -> list[str]:
+    from benchop_hook.report import call_text
+
+    out = []
+    for f in fr.findings:
+        if f.fixed and f.plan is not None and f.plan.ops:
+            func = f.site.func_source + (f".{f.method}" if f.method and f.method != "__call__" else "")
+            out.append(f"{f.site.path}:{f.site.lineno}: {call_text(f)} -> {func}{f.plan.preview}")
+    return out
+
+
 def node_targets(fr: FileResult) -> list[str]:
     """Only the test functions that build a changed Op, when that is all of it; else the whole file."""
     funcs = {f.site.qualfunction for f in fr.findings}
@@ -371,7 +382,7 @@ class LoopContext:
 def repair(fr: FileResult, ctx: LoopContext, *, static_fixed: bool) -> FileOutcome:
     """Run one benchmark file (its affected functions) and repair it until it prints numbers, or block."""
     out = FileOutcome(fr.path)
-    out.fixes = [f"{f.site.path}:{f.site.lineno}: {f.site.func_source}{f.plan.preview}" for f in fr.findings if f.fixed and f.plan]
+    out.fixes = fix_lines(fr)
     targets = node_targets(fr)
     out.targets = targets
     probe = not static_fixed  # interface errors only a run can find: one case per function first

@@ -38,7 +38,7 @@ def op_files_touched(cfg: config_mod.Config, changes: list[gitrepo.Change]) -> b
 
 
 def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
-           changes: list[gitrepo.Change], *, bench_from: str = "worktree") -> StaticResult:
+           changes: list[gitrepo.Change], *, bench_from: str = "worktree", only: set[str] | None = None) -> StaticResult:
     """The static pass. Imports the heavy modules: call it only when there is work."""
     from benchop_hook.history import History
     from benchop_hook.pipeline import Sources, StaticPass
@@ -48,7 +48,9 @@ def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
     if target.mode == "all":
         new: gitrepo.Snapshot = gitrepo.WorkTree(root, tracked)
         sources = Sources(None, new, new, [])
-        return StaticPass(cfg, sources, target, History(root)).run()
+        sp = StaticPass(cfg, sources, target, History(root))
+        sp.only = only
+        return sp.run()
     if target.mode == "staged":
         old: gitrepo.Snapshot = gitrepo.GitSnapshot(root, "HEAD")
         new = gitrepo.GitSnapshot(root, None)

@@ -44,8 +44,13 @@ def options(args: argparse.Namespace, cfg) -> tuple[float, int]:  # noqa: ANN001
 
 
 def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from: str = "worktree",  # noqa: ANN001
-            guard_factory=None) -> RunOutcome:  # noqa: ANN001
-    """The whole pipeline below the command line. Writes benchmark files in the working tree only."""
+            prepare=None, finalize: bool = True) -> RunOutcome:  # noqa: ANN001
+    """The whole pipeline below the command line. Writes benchmark files in the working tree only.
+
+    `prepare(fr)` turns a statically fixed file into what goes on disk, or a reason to leave it alone
+    (the follow-up commit uses it to keep the user's unstaged edits). With `finalize=False` the
+    caller decides what stays (the guard is on the result).
+    """
     from benchop_hook.commands.common import static
     from benchop_hook.files import TreeGuard, save_patch
     from benchop_hook.pipeline import Paths
@@ -54,7 +59,7 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
     from benchop_hook.runner import probe, resolve_python
 
     timeout, max_it = options(args, cfg)
-    result = static(repo, cfg, target, changes, bench_from=bench_from)
+    result = static(repo, cfg, target, changes, bench_from=bench_from, only=getattr(args, "only", None))
     paths = Paths(cfg)
     echo(render_check(result, wrote=True).rsplit("\n", 1)[0] if (result.changes or result.findings) else render_check(result))
     run = RunOutcome("nothing-to-do", result)
@@ -72,22 +77,40 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
     for fr in hand:
         f = next(f for f in fr.findings if f.needs_action and not f.runtime_candidate)
         echo(f"bench-op: {fr.path}: blocked: {f.site.path}:{f.site.lineno} {f.why_not or f.problem}; nothing was written to it")
-    guard = (guard_factory or TreeGuard)(repo.root, repo.git_dir, paths.bench)
+    guard = TreeGuard(repo.root, repo.git_dir, paths.bench)
+    run.guard = guard  # type: ignore[attr-defined]
+    run.excluded = []  # type: ignore[attr-defined]
+    disk: dict[str, bytes] = {}
+    for fr in list(runnable):
+        content = fr.after if fr.changed else None
+        if prepare is not None:
+            prepared = prepare(fr)
+            if isinstance(prepared, str):
+                runnable.remove(fr)
+                run.excluded.append((fr, prepared))  # type: ignore[attr-defined]
+                echo(f"bench-op: {fr.path}: left alone: {prepared}")
+                continue
+            content = prepared
+        if content is not None:
+            disk[fr.path] = content
     for fr in runnable:
         if fr.changed:
             sys.stdout.write(unified_diff(fr.path, fr.before, fr.after))
     try:
         for fr in runnable:
-            if fr.changed and fr.after is not None:
-                guard.write(fr.path, fr.after)
+            if fr.path in disk:
+                guard.write(fr.path, disk[fr.path])
         if getattr(args, "no_run", False):
             for fr in runnable:
-                guard.keep(fr.path)
-                if fr.changed:
-                    run.written[fr.path] = fr.after or b""
+                if finalize:
+                    guard.keep(fr.path)
+                if fr.path in guard.current:
+                    run.written[fr.path] = guard.current[fr.path]
+                    o = _static_outcome(fr, guard.current[fr.path])
+                    run.outcomes.append(o)
             pending = sum(1 for fr in runnable for f in fr.findings if f.runtime_candidate)
             note = f"; {pending} call(s) can only be checked by a run" if pending else ""
-            echo(f"bench-op: static rewrite only (--no-run): {len(run.written)} benchmark file(s) written{note}.")
+            echo(f"bench-op: static rewrite only (--no-run): {len(run.written)} benchmark file(s) rewritten{note}.")
             run.status = "blocked" if hand else "done"
             run.exit_code = EXIT_BLOCKED if hand else EXIT_OK
             return run
@@ -108,7 +131,8 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
                     o.patch = save_patch(repo.git_dir, fr.path, original, current)
                 guard.restore(fr.path)
             else:
-                guard.keep(fr.path)
+                if finalize:
+                    guard.keep(fr.path)
                 if fr.path in guard.current:
                     o.content = guard.current[fr.path]
                     run.written[fr.path] = o.content
@@ -131,6 +155,17 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
     return run
 
 
+def _static_outcome(fr, content: bytes):  # noqa: ANN001
+    from benchop_hook.repair import FileOutcome
+
+    o = FileOutcome(fr.path, status="skipped", reason="not run (--no-run)")
+    from benchop_hook.repair import fix_lines
+
+    o.fixes = fix_lines(fr)
+    o.content = content
+    return o
+
+
 def summary_line(run: RunOutcome) -> str:
     done = [o for o in run.outcomes if o.status == "passed"]
     skipped = [o for o in run.outcomes if o.status == "skipped"]
@@ -139,7 +174,11 @@ def summary_line(run: RunOutcome) -> str:
     if done:
         parts.append(f"{len(done)} benchmark file(s) repaired and producing numbers")
     if skipped:
-        parts.append(f"{len(skipped)} fixed but not run: no GPU")
+        why = "not run (--no-run)" if all(o.reason and "--no-run" in o.reason for o in skipped) else "not run: no GPU"
+        parts.append(f"{len(skipped)} fixed but {why}")
+    excluded = getattr(run, "excluded", [])
+    if excluded:
+        parts.append(f"{len(excluded)} left alone")
     if bad:
         parts.append(f"{len(bad)} blocked")
     return f"bench-op: {run.status}: " + (", ".join(parts) if parts else "nothing to do") + "."

@@ -1,0 +1,106 @@
+"""`bench-op install` / `uninstall`: plain git post-commit and post-merge hooks, no pre-commit needed.
+
+Respects `core.hooksPath`; a hook the user already has is kept and chained to
+(renamed `<hook>.before-bench-op`, run after bench-op), and put back on uninstall.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import stat
+import sys
+
+from benchop_hook import gitrepo
+from benchop_hook.errors import EXIT_OK, BenchOpError
+
+HOOKS = ("post-commit", "post-merge")
+MARKER = "# bench-op hook:"
+CHAINED = ".before-bench-op"
+
+
+def script(name: str, python: str = "") -> str:
+    """The hook script; the copies in the repository's hooks/ folder are this with python=''."""
+    return f"""#!/bin/sh
+{MARKER} {name} (put here by `bench-op install`; `bench-op uninstall` removes it)
+# Runs bench-op's follow-up, then the {name} hook that was here before, if any.
+BENCH_OP_PYTHON="{python}"
+here="$(dirname "$0")"
+status=0
+if [ -z "$BENCH_OP_FOLLOW_UP" ]; then
+    if [ -n "$BENCH_OP_PYTHON" ] && [ -x "$BENCH_OP_PYTHON" ]; then
+        "$BENCH_OP_PYTHON" -m benchop_hook hook {name} || status=$?
+    elif command -v bench-op >/dev/null 2>&1; then
+        bench-op hook {name} || status=$?
+    else
+        echo "bench-op: not found; reinstall it, or remove this hook with 'bench-op uninstall'" >&2
+    fi
+fi
+if [ -x "$here/{name}{CHAINED}" ]; then
+    "$here/{name}{CHAINED}" "$@" || status=$?
+fi
+exit $status
+"""
+
+
+def hooks_dir(root: str) -> str:
+    out = gitrepo.git_text(root, "rev-parse", "--git-path", "hooks").strip()
+    return out if os.path.isabs(out) else os.path.normpath(os.path.join(root, out))
+
+
+def _ours(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return MARKER in f.read(4096)
+    except OSError:
+        return False
+
+
+def install(args: argparse.Namespace) -> int:
+    repo = gitrepo.find_repo(getattr(args, "directory", None))
+    folder = hooks_dir(repo.root)
+    os.makedirs(folder, exist_ok=True)
+    done = []
+    for name in HOOKS:
+        path = os.path.join(folder, name)
+        chained = path + CHAINED
+        if os.path.lexists(path) and not _ours(path):
+            if os.path.lexists(chained):
+                raise BenchOpError(f"both {path} and {chained} exist: merge them by hand, then run bench-op install again.")
+            os.rename(path, chained)
+            done.append(f"{name} (your existing hook now runs after it, as {os.path.basename(chained)})")
+        else:
+            done.append(name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(script(name, sys.executable))
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    print(f"bench-op: installed {', '.join(done)} in {os.path.relpath(folder, repo.root)}.")
+    if any(_generated_by_pre_commit(os.path.join(folder, n + CHAINED)) for n in HOOKS):
+        print("bench-op: you also use pre-commit for these hooks; adding bench-op-follow-up to .pre-commit-config.yaml is the other way.")
+    return EXIT_OK
+
+
+def _generated_by_pre_commit(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return "pre-commit" in f.read(2048)
+    except OSError:
+        return False
+
+
+def uninstall(args: argparse.Namespace) -> int:
+    repo = gitrepo.find_repo(getattr(args, "directory", None))
+    folder = hooks_dir(repo.root)
+    done = []
+    for name in HOOKS:
+        path = os.path.join(folder, name)
+        chained = path + CHAINED
+        if os.path.lexists(path) and _ours(path):
+            os.unlink(path)
+            if os.path.lexists(chained):
+                os.rename(chained, path)
+                done.append(f"{name} (your previous hook is back)")
+            else:
+                done.append(name)
+    print(f"bench-op: removed {', '.join(done)}." if done else "bench-op: no bench-op hook was installed.")
+    return EXIT_OK

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from benchop_hook.gitrepo import Snapshot
-from benchop_hook.signatures import Signature, from_function, is_staticmethod
+from benchop_hook.signatures import Segments, Signature, from_function, is_staticmethod
 
 TRIVIAL_BASES = {"object", "ABC", "Generic", "Protocol", "Module", "ABCMeta"}
 PUBLIC_DUNDERS = {"__call__"}
@@ -110,14 +110,15 @@ def parse_source(data: bytes, path: str, module: str) -> ModuleInfo:
         mi.error = _decode_error(exc)
         return mi
     mi.tree = tree
+    segments = Segments(data.lstrip(b"\xef\xbb\xbf") if data.startswith(b"\xef\xbb\xbf") else data)
     for node in tree.body:
-        _read_toplevel(node, mi)
+        _read_toplevel(node, mi, segments)
     return mi
 
 
-def _read_toplevel(node: ast.stmt, mi: ModuleInfo) -> None:
+def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = None) -> None:
     if isinstance(node, ast.ClassDef):
-        mi.classes[node.name] = _read_class(node)
+        mi.classes[node.name] = _read_class(node, segments)
     elif isinstance(node, ast.Import):
         for a in node.names:
             if a.asname:
@@ -148,13 +149,13 @@ def _read_toplevel(node: ast.stmt, mi: ModuleInfo) -> None:
     elif isinstance(node, ast.If):
         # `if TYPE_CHECKING:` / version switches: names bound in either branch count.
         for sub in (*node.body, *node.orelse):
-            _read_toplevel(sub, mi)
+            _read_toplevel(sub, mi, segments)
     elif isinstance(node, ast.Try):
         for sub in node.body:
-            _read_toplevel(sub, mi)
+            _read_toplevel(sub, mi, segments)
 
 
-def _read_class(node: ast.ClassDef) -> ClassInfo:
+def _read_class(node: ast.ClassDef, segments: Segments | None = None) -> ClassInfo:
     bases = tuple(d for d in (dotted(b) for b in node.bases) if d is not None)
     init: Signature | None = None
     passthrough = False
@@ -163,13 +164,13 @@ def _read_class(node: ast.ClassDef) -> ClassInfo:
     for item in node.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if item.name == "__init__":
-                init = from_function(item)
+                init = from_function(item, segments=segments)
                 passthrough = init.is_passthrough
                 init_fp = hashlib.blake2b(ast.dump(item.args).encode(), digest_size=8).hexdigest()
             elif not item.name.startswith("_") or item.name in PUBLIC_DUNDERS:
                 if any(isinstance(d, ast.Name) and d.id == "property" for d in item.decorator_list):
                     continue
-                methods[item.name] = from_function(item, drop_first=not is_staticmethod(item))
+                methods[item.name] = from_function(item, drop_first=not is_staticmethod(item), segments=segments)
     dataclass_like = any((dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1] in ("dataclass", "define", "attrs") for d in node.decorator_list)
     body_dump = "\n".join(ast.dump(item) for item in node.body)
     fp = hashlib.blake2b(body_dump.encode(), digest_size=12).hexdigest()

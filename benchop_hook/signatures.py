@@ -90,12 +90,36 @@ class Signature:
         return "(" + ", ".join(out) + ")"
 
 
-def _src(node: ast.AST | None) -> str | None:
-    return None if node is None else ast.unparse(node)
+class Segments:
+    """Source text of nodes, as written (ast.unparse would turn `1e-6` into `1e-06`)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.starts = [0]
+        pos = data.find(b"\n")
+        while pos != -1:
+            self.starts.append(pos + 1)
+            pos = data.find(b"\n", pos + 1)
+
+    def of(self, node: ast.AST) -> str | None:
+        try:
+            start = self.starts[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
+            end = self.starts[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
+        except (AttributeError, IndexError, TypeError):
+            return None
+        text = self.data[start:end].decode("utf-8", "replace")
+        return text if "\n" not in text else None  # a multi-line default: use the normalised form
 
 
-def from_function(fn: ast.FunctionDef | ast.AsyncFunctionDef, *, drop_first: bool = True) -> Signature:
+def from_function(fn: ast.FunctionDef | ast.AsyncFunctionDef, *, drop_first: bool = True,
+                  segments: Segments | None = None) -> Signature:
     """The signature callers see; `drop_first` removes `self`/`cls`."""
+
+    def _src(node: ast.AST | None) -> str | None:
+        if node is None:
+            return None
+        return (segments.of(node) if segments is not None else None) or ast.unparse(node)
+
     a = fn.args
     positional = [*a.posonlyargs, *a.args]
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from benchop_hook.modules import ClassRef, ModuleInfo, ModuleRef, dotted
+from benchop_hook.signatures import Segments
 
 UNKNOWN = "?"
 
@@ -132,6 +133,8 @@ class ModuleAnalyzer:
         self.tree = mi.tree
         self.text = source.decode("utf-8-sig", "replace")
         self.lines = self.text.splitlines()
+        self._segments = Segments(source[3:] if source.startswith(b"\xef\xbb\xbf") else source)
+        self._calls_by_name: dict[str, list[ast.Call]] | None = None
         self._resolve = resolve
         self._resolve_attr = resolve_attr
         self._helper_args = helper_args
@@ -452,9 +455,12 @@ class ModuleAnalyzer:
         out: set[Atom] = set()
         if self.tree is None or depth > 6:
             return {UNKNOWN} if depth > 6 else out
-        for node in ast.walk(self.tree):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == fname):
-                continue
+        if self._calls_by_name is None:
+            self._calls_by_name = {}
+            for n in ast.walk(self.tree):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+                    self._calls_by_name.setdefault(n.func.id, []).append(n)
+        for node in self._calls_by_name.get(fname, []):
             scope = self.scope_of(node)
             if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
                 out.add(UNKNOWN)
@@ -654,11 +660,8 @@ class ModuleAnalyzer:
         return names
 
     def segment(self, node: ast.AST) -> str:
-        seg = None
-        try:
-            seg = ast.get_source_segment(self.text, node)
-        except Exception:  # noqa: BLE001 - positions can be missing on synthetic nodes
-            seg = None
+        """The node's source as written (multi-line ones normalised by ast.unparse)."""
+        seg = self._segments.of(node)
         return seg if seg is not None else ast.unparse(node)
 
 

@@ -7,7 +7,6 @@ naming it, so a newer config still works with an older bench-op.
 
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from dataclasses import dataclass, field, fields
@@ -101,6 +100,8 @@ def from_table(table: dict[str, Any]) -> Config:
     warnings: list[str] = []
     for key, value in table.items():
         if key not in _KEYS:
+            import difflib
+
             close = difflib.get_close_matches(key, list(_KEYS), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             warnings.append(f"bench-op: warning: unknown key [tool.bench-op] {key!r} ignored{hint}")

@@ -44,9 +44,17 @@ class ClassInfo:
     init: Signature | None
     init_passthrough: bool
     methods: dict[str, Signature]
-    fingerprint: str
-    init_fingerprint: str
+    node: ast.ClassDef | None = field(default=None, repr=False, compare=False)
     dataclass_like: bool = False
+    _fingerprint: str | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def fingerprint(self) -> str:
+        """What the class body is, without its name: a renamed class keeps it. Computed when asked."""
+        if self._fingerprint is None:
+            body = "\n".join(ast.dump(item) for item in self.node.body) if self.node is not None else self.name
+            self._fingerprint = hashlib.blake2b(body.encode(), digest_size=12).hexdigest()
+        return self._fingerprint
 
 
 @dataclass
@@ -159,22 +167,18 @@ def _read_class(node: ast.ClassDef, segments: Segments | None = None) -> ClassIn
     bases = tuple(d for d in (dotted(b) for b in node.bases) if d is not None)
     init: Signature | None = None
     passthrough = False
-    init_fp = ""
     methods: dict[str, Signature] = {}
     for item in node.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if item.name == "__init__":
                 init = from_function(item, segments=segments)
                 passthrough = init.is_passthrough
-                init_fp = hashlib.blake2b(ast.dump(item.args).encode(), digest_size=8).hexdigest()
             elif not item.name.startswith("_") or item.name in PUBLIC_DUNDERS:
                 if any(isinstance(d, ast.Name) and d.id == "property" for d in item.decorator_list):
                     continue
                 methods[item.name] = from_function(item, drop_first=not is_staticmethod(item), segments=segments)
     dataclass_like = any((dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1] in ("dataclass", "define", "attrs") for d in node.decorator_list)
-    body_dump = "\n".join(ast.dump(item) for item in node.body)
-    fp = hashlib.blake2b(body_dump.encode(), digest_size=12).hexdigest()
-    return ClassInfo(node.name, node.lineno, bases, init, passthrough, methods, fp, init_fp, dataclass_like)
+    return ClassInfo(node.name, node.lineno, bases, init, passthrough, methods, node, dataclass_like)
 
 
 def module_names_for(path: str, inits: set[str]) -> list[str]:
@@ -226,6 +230,8 @@ class Project:
         self._by_path: dict[str, str] = {}
         self._is_op: dict[ClassRef, bool] = {}
         self._ctor: dict[ClassRef, Signature | None] = {}
+        self._at: dict[str, ModuleInfo | None] = {}
+        self._recording: set[str] | None = None
 
     # -- files and module names
     def _index(self) -> dict[str, str]:
@@ -258,11 +264,20 @@ class Project:
             return None
         return self.at(path)
 
+    def record(self) -> set[str]:
+        """Start noting which files name resolution reads (for the all-files cache); returns the set."""
+        self._recording = set()
+        return self._recording
+
     def at(self, path: str) -> ModuleInfo | None:
+        if self._recording is not None:
+            self._recording.add(path)
+        if path in self._at:
+            return self._at[path]
         data = self.snapshot.read(path)
-        if data is None:
-            return None
-        return self.cache.get(path, self.module_name(path), data)
+        mi = None if data is None else self.cache.get(path, self.module_name(path), data)
+        self._at[path] = mi
+        return mi
 
     # -- names
     def resolve_name(self, module: str, name: str, _depth: int = 0) -> ClassRef | ModuleRef | None:

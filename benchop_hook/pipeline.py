@@ -20,7 +20,6 @@ from benchop_hook.fixes import NoPlan, Plan, Status, Value, classify, default_pi
 from benchop_hook.globs import matches
 from benchop_hook.locate import analyze
 from benchop_hook.modules import ClassRef, ParseCache, Project
-from benchop_hook.rewrite import CallEdit, DictEdit, ImportEdit, rewrite
 from benchop_hook.signatures import Signature, is_constant_source
 from benchop_hook.target import Target
 
@@ -74,6 +73,8 @@ class FileResult:
     error: str | None = None
     import_notes: list[str] = field(default_factory=list)
 
+    would_change: bool = False  # check mode: a rewrite is planned (libcst not run)
+
     @property
     def changed(self) -> bool:
         return self.after is not None and self.after != self.before
@@ -105,7 +106,7 @@ class StaticResult:
 
     @property
     def rewritten(self) -> list[FileResult]:
-        return [fr for fr in self.files if fr.changed]
+        return [fr for fr in self.files if fr.changed or fr.would_change]
 
 
 class Paths:
@@ -185,6 +186,7 @@ class StaticPass:
         self.history = history  # all-files mode: finds the version a benchmark was written against
         self.result = StaticResult(target)
         self.result.context = self  # type: ignore[attr-defined]  # the repair loop reuses the projects
+        self._history_changes = {}
 
     # -- helpers
     def _evidence(self, old_p: Project | None) -> TestEvidence:
@@ -199,7 +201,7 @@ class StaticPass:
     def _skip_unreadable(self, project: Project, paths: Iterable[str]) -> None:
         for p in paths:
             mi = project.at(p)
-            if mi is not None and mi.error:
+            if mi is not None and mi.error and (p, mi.error) not in self.result.skipped:
                 self.result.skipped.append((p, mi.error))
 
     # -- diff modes
@@ -268,8 +270,10 @@ class StaticPass:
                 self._apply(fr, data, imports, renames)
                 self.result.files.append(fr)
 
-    def _import_fixes(self, az, by_old: dict[ClassRef, OpChange]) -> tuple[list[ImportEdit], dict[str, str], list[str]]:
+    def _import_fixes(self, az, by_old: dict[ClassRef, OpChange]) -> tuple[list, dict[str, str], list[str]]:
         """Imports of a renamed or moved Op -> import edits and name renames; a removed Op -> a note."""
+        from benchop_hook.rewrite import ImportEdit
+
         edits: list[ImportEdit] = []
         renames: dict[str, str] = {}
         notes: list[str] = []
@@ -302,6 +306,9 @@ class StaticPass:
 
     _old_for_imports: Project | None = None
     only: set[str] | None = None  # all-files mode: just these benchmark files
+    rewrite: bool = True  # False: plan only (check), no libcst
+    cache_dir: str | None = None  # where the all-files cache lives (.git/bench-op)
+    _history_changes: dict[str, tuple[list[OpChange], TestEvidence]]
 
     def _judge(self, site: CallSite, by_new: dict[ClassRef, OpChange], by_old: dict[ClassRef, OpChange],
                old_p: Project, ev: TestEvidence) -> Finding | None:
@@ -395,7 +402,16 @@ class StaticPass:
             p = Plan(p.ops, p.notes, p.preview)
         return Finding(site, op, status, problem, plan=p, info=info, method=method)
 
-    def _apply(self, fr: FileResult, data: bytes, imports: list[ImportEdit], renames: dict[str, str]) -> None:
+    def _apply(self, fr: FileResult, data: bytes, imports: list, renames: dict[str, str]) -> None:
+        if not self.rewrite:
+            # `check` only reports: the plans are verified on the call's shape; libcst is not needed.
+            for f in fr.findings:
+                if f.plan is not None and (f.plan.ops or imports):
+                    f.fixed = True
+            fr.would_change = any(f.fixed for f in fr.findings) or bool(imports)
+            return
+        from benchop_hook.rewrite import CallEdit, DictEdit
+
         calls: list[CallEdit] = []
         dicts: list[DictEdit] = []
         for f in fr.findings:
@@ -415,6 +431,8 @@ class StaticPass:
                 if f.status is Status.GONE and f.plan is not None:
                     f.fixed = False
             return
+        from benchop_hook.rewrite import rewrite  # libcst: only for files that will be rewritten
+
         res = rewrite(data, calls, imports, dicts, renames)
         if res.data is None or res.failed:
             for f in fr.findings:
@@ -433,7 +451,7 @@ class StaticPass:
             if f.plan is not None:
                 f.fixed = True
 
-    def _dict_edit(self, fr: FileResult, site: CallSite, f: Finding) -> DictEdit | None:
+    def _dict_edit(self, fr: FileResult, site: CallSite, f: Finding):  # -> rewrite.DictEdit | None
         """Turn a plan over a literal **dict's keys into edits of that dict literal."""
         assert f.plan is not None and site.splat_dict is not None
         data = fr.before or b""
@@ -475,19 +493,37 @@ class StaticPass:
                 return None
         del keys, expanded
         col = len(lines[node.lineno - 1].encode("utf-8")[: node.col_offset].decode("utf-8", "replace"))  # type: ignore[attr-defined]
+        from benchop_hook.rewrite import DictEdit
+
         return DictEdit(node.lineno, col, tuple(ops))  # type: ignore[attr-defined]
 
     # -- all-files mode
     def _run_all(self) -> StaticResult:
         """Every benchmark against the current signatures; a call that no longer binds is fixed
         from the version of its Op at the benchmark's last commit, when history has one."""
+        from benchop_hook.cache import CleanCache, digest
+
         ev = self._evidence(None)
+        py_paths = sorted(p for p in self.src.new.paths() if p.endswith(".py"))
+        cache = CleanCache(self.cache_dir, [repr(self.config), *py_paths])
+        digests: dict[str, str | None] = {}
+
+        def dep_digest(p: str) -> str | None:
+            if p not in digests:
+                d = self.src.new.read(p)
+                digests[p] = digest(d) if d is not None else None
+            return digests[p]
+
         for path in sorted(p for p in self.src.bench.paths() if self.paths.bench(p)):
             if self.only is not None and path not in self.only:
                 continue
             data = self.src.bench.read(path)
             if data is None:
                 continue
+            own = digest(data)
+            if cache.is_clean(path, own, dep_digest):
+                continue
+            deps = self.new_p.record()
             az = analyze(path, data, self.new_p, None)
             if az.mi.error:
                 self.result.skipped.append((path, az.mi.error))
@@ -511,9 +547,13 @@ class StaticPass:
                         break
             gone = [local for local, t in az.mi.imports.items() if t[0] == "attr" and self.new_p.resolve_name(t[1], t[2]) is None
                     and self._looks_like_op_import(t[1])]
+            self.new_p._recording = None
             if not suspect and not gone:
+                cache.mark_clean(path, own, {p: dep_digest(p) for p in sorted(deps)})
                 continue
+            cache.forget(path)
             self._fix_from_history(path, data, suspect, ev)
+        cache.save()
         return self.result
 
     def _looks_like_op_import(self, module: str) -> bool:
@@ -535,10 +575,12 @@ class StaticPass:
                 self.result.files.append(fr)
             return
         old_p = hist.project(base, self.cache, self.paths.op, self.config.op_bases)  # type: ignore[attr-defined]
-        # Op files that differ between the benchmark's last commit and now.
-        old_paths, new_paths = hist.op_paths_changed(base, self.paths.op)  # type: ignore[attr-defined]
-        ev = TestEvidence(self.new_p, old_p, ev.test_files, [])
-        changes = detect(old_p, self.new_p, old_paths, new_paths, self._op_files, ev.rename_hints)
+        if base not in self._history_changes:
+            # Op files that differ between the benchmark's last commit and now.
+            old_paths, new_paths = hist.op_paths_changed(base, self.paths.op)  # type: ignore[attr-defined]
+            hev = TestEvidence(self.new_p, old_p, ev.test_files, [])
+            self._history_changes[base] = (detect(old_p, self.new_p, old_paths, new_paths, self._op_files, hev.rename_hints), hev)
+        changes, ev = self._history_changes[base]
         for c in changes:
             if c not in self.result.changes:
                 self.result.changes.append(c)

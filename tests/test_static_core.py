@@ -249,3 +249,14 @@ def test_no_commits_and_bad_ref_are_clear_errors(tmp_path) -> None:
     repo = make_repo(tmp_path / "r")
     r = repo.bench_op("check", "--from-ref", "nope", "--to-ref", "HEAD")
     assert r.returncode == 2 and "'nope' is not a commit" in r.stderr
+
+
+def test_all_files_cache_never_hides_a_change(repo: Repo) -> None:
+    r = repo.bench_op("check", "--all-files")
+    assert r.returncode == 0
+    assert (repo.path / ".git" / "bench-op" / "all-files-cache.json").exists()
+    assert repo.bench_op("check", "--all-files").returncode == 0  # from the cache
+    reduction_change(repo)
+    repo.commit("reduce: N and dim")  # the benchmarks did not change; a module they resolve through did
+    r = repo.bench_op("check", "--all-files")
+    assert r.returncode == 1 and "fix: SumFwdOp(N, dtype)" in r.stdout

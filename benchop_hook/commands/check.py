@@ -20,7 +20,7 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_OK
     from benchop_hook.report import render_check, static_json, write_json
 
-    result = static(repo, cfg, target, changes)
+    result = static(repo, cfg, target, changes, rewrite=False)
     print(render_check(result))
     if args.json:
         data = static_json(result)

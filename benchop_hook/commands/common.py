@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -38,7 +39,8 @@ def op_files_touched(cfg: config_mod.Config, changes: list[gitrepo.Change]) -> b
 
 
 def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
-           changes: list[gitrepo.Change], *, bench_from: str = "worktree", only: set[str] | None = None) -> StaticResult:
+           changes: list[gitrepo.Change], *, bench_from: str = "worktree", only: set[str] | None = None,
+           rewrite: bool = True) -> StaticResult:
     """The static pass. Imports the heavy modules: call it only when there is work."""
     from benchop_hook.history import History
     from benchop_hook.pipeline import Sources, StaticPass
@@ -49,7 +51,8 @@ def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
         new: gitrepo.Snapshot = gitrepo.WorkTree(root, tracked)
         sources = Sources(None, new, new, [])
         sp = StaticPass(cfg, sources, target, History(root))
-        sp.only = only
+        sp.only, sp.rewrite = only, rewrite
+        sp.cache_dir = os.path.join(repo.git_dir, "bench-op")
         return sp.run()
     if target.mode == "staged":
         old: gitrepo.Snapshot = gitrepo.GitSnapshot(root, "HEAD")
@@ -59,7 +62,9 @@ def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
         old = gitrepo.GitSnapshot(root, target.from_rev)
         new = gitrepo.GitSnapshot(root, target.to_rev)
     bench = new if bench_from == "target" else gitrepo.WorkTree(root, tracked)
-    return StaticPass(cfg, Sources(old, new, bench, changes), target).run()
+    sp = StaticPass(cfg, Sources(old, new, bench, changes), target)
+    sp.rewrite = rewrite
+    return sp.run()
 
 
 def quick(args: argparse.Namespace) -> tuple[gitrepo.RepoPaths, config_mod.Config, Target, list[gitrepo.Change] | None]:

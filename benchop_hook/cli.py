@@ -104,6 +104,19 @@ def _crash_log(argv: Sequence[str]) -> str:
         return "(could not write a log)"
 
 
+def _terminate_as_interrupt() -> None:
+    """SIGTERM (a closed terminal, a killed hook) unwinds like Ctrl-C: children killed, tree restored."""
+    import signal
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):  # not the main thread
+        pass
+
+
 def dispatch(args: argparse.Namespace) -> int:
     cmd = args.command
     if cmd == "check":
@@ -130,6 +143,7 @@ def dispatch(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _terminate_as_interrupt()
     try:
         args = build_parser().parse_args(argv)
         if getattr(args, "files", None) and args.command in ("check", "fix", "run"):

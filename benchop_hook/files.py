@@ -25,9 +25,10 @@ def write_file(root: str, path: str, before: bytes | None, after: bytes) -> None
         raise BenchOpError(f"cannot read {path} ({exc.strerror}): bench-op did not change it.") from None
     if before is not None and current != before:
         raise BenchOpError(f"{path} changed while bench-op was running: bench-op left it alone; run it again.")
-    if not os.access(full, os.W_OK):
-        raise BenchOpError(f"{path} is read-only: bench-op did not change it; make it writable and run again.")
     st = os.stat(full)
+    # Read-only means its mode says so (root could write it anyway; bench-op doesn't).
+    if not (st.st_mode & 0o222) or not os.access(full, os.W_OK):
+        raise BenchOpError(f"{path} is read-only: bench-op did not change it; make it writable and run again.")
     tmp = f"{full}.bench-op-tmp"
     try:
         with open(tmp, "wb") as f:

@@ -132,8 +132,8 @@ def range_changes(root: str, from_rev: str, to_rev: str) -> list[Change]:
     return _parse_name_status(out)
 
 
-def list_tracked(root: str, rev: str | None = None) -> list[str]:
-    """Tracked regular files: in the index (rev None) or in a commit."""
+def list_tracked(root: str, rev: str | None = None, links: list[str] | None = None) -> list[str]:
+    """Tracked regular files: in the index (rev None) or in a commit. Symlinks go to `links`."""
     if rev is None:
         out = git(root, "ls-files", "-z", "-s", env=clean_env(keep_index=True)).stdout
         paths = []
@@ -143,6 +143,8 @@ def list_tracked(root: str, rev: str | None = None) -> list[str]:
             meta, path = rec.split(b"\t", 1)
             if meta.startswith((b"100644", b"100755")):
                 paths.append(path.decode("utf-8", "surrogateescape"))
+            elif meta.startswith(b"120000") and links is not None:
+                links.append(path.decode("utf-8", "surrogateescape"))
         return paths
     out = git(root, "ls-tree", "-r", "-z", "--full-tree", rev).stdout
     paths = []
@@ -172,10 +174,12 @@ class Snapshot:
 class WorkTree(Snapshot):
     """The files on disk, restricted to tracked regular files (never through a symlink)."""
 
-    def __init__(self, root: str, tracked: list[str]) -> None:
+    def __init__(self, root: str, tracked: list[str], links: list[str] | None = None) -> None:
         self.root = root
         self._tracked = tracked
         self._set = set(tracked)
+        # Tracked symlinks, and tracked files a symlink replaced on disk: never read as the repo's own, never written.
+        self.links = list(links or []) + [p for p in tracked if os.path.islink(os.path.join(root, p))]
 
     def paths(self) -> list[str]:
         return self._tracked

@@ -12,7 +12,13 @@ from benchop_hook.errors import BenchOpError
 
 
 @contextlib.contextmanager
-def repo_lock(git_dir: str, wait: float = 10.0) -> Iterator[None]:
+def repo_lock(git_dir: str, wait: float | None = None) -> Iterator[None]:
+    """Hold the repository's bench-op lock; wait up to `wait` seconds (BENCH_OP_LOCK_WAIT, default 10) for it."""
+    if wait is None:
+        try:
+            wait = float(os.environ.get("BENCH_OP_LOCK_WAIT", "10"))
+        except ValueError:
+            wait = 10.0
     folder = os.path.join(git_dir, "bench-op")
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "lock")

@@ -99,13 +99,29 @@ def resolve_relative(module: str, is_package: bool, level: int, target: str | No
 
 
 def _decode_error(exc: BaseException) -> str:
-    if isinstance(exc, SyntaxError):
-        return f"line {exc.lineno}: {exc.msg}"
-    if isinstance(exc, UnicodeDecodeError):
-        return "not UTF-8 text"
-    if isinstance(exc, ValueError) and "null bytes" in str(exc):
+    if "null bytes" in str(exc):
         return "binary content, not Python source"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not valid {exc.encoding} text"
+    if isinstance(exc, SyntaxError):
+        return f"line {exc.lineno}: {exc.msg}" if exc.lineno else exc.msg
+    if isinstance(exc, (MemoryError, RecursionError)):
+        return "too large or too deeply nested to read"
     return str(exc) or type(exc).__name__
+
+
+def _check_text(data: bytes) -> None:
+    """Python source must decode in its declared encoding (UTF-8 unless a coding cookie says otherwise)."""
+    import io
+    import tokenize
+
+    if b"\0" in data:
+        raise ValueError("source code string cannot contain null bytes")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        raise
+    data.decode(encoding)
 
 
 def parse_source(data: bytes, path: str, module: str) -> ModuleInfo:
@@ -113,6 +129,7 @@ def parse_source(data: bytes, path: str, module: str) -> ModuleInfo:
     is_package = posixpath.basename(path) == "__init__.py"
     mi = ModuleInfo(path, module, is_package)
     try:
+        _check_text(data)
         tree = ast.parse(data, filename=path)
     except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError) as exc:
         mi.error = _decode_error(exc)

@@ -217,6 +217,12 @@ class StaticPass:
         new_paths = [c.new_path for c in op_changes if c.new_path and self.paths.op(c.new_path)]
         self._skip_unreadable(self.old_p, old_paths)
         self._skip_unreadable(self.new_p, new_paths)
+        # A file that can't be read on either side says nothing about its classes (they are not "removed").
+        unreadable = {p for p, _ in self.result.skipped}
+        pairs = [(c.old_path, c.new_path) for c in op_changes]
+        drop = {(o, n) for o, n in pairs if (o in unreadable) or (n in unreadable)}
+        old_paths = [p for p in old_paths if not any(p == o for o, _ in drop)]
+        new_paths = [p for p in new_paths if not any(p == n for _, n in drop)]
         ev = self._evidence(self.old_p)
         changes = detect(self.old_p, self.new_p, old_paths, new_paths, self._op_files, ev.rename_hints)
         self.result.changes = changes
@@ -232,8 +238,27 @@ class StaticPass:
                     names.add(ref.name.encode())
         return names
 
+    def _report_links(self, names: set[bytes] | None) -> None:
+        """Symlinks under benchmark-paths are never written through: say so when they matter."""
+        import os
+
+        for p in getattr(self.src.bench, "links", []):
+            if not self.paths.bench(p):
+                continue
+            full = os.path.join(getattr(self.src.bench, "root", ""), p)
+            try:
+                with open(full, "rb") as f:
+                    data = f.read(2_000_000)
+            except OSError:
+                data = b""
+            if names is None or any(n in data for n in names):
+                why = "a symlink; bench-op never writes through one, so fix the file it points to by hand"
+                if (p, why) not in self.result.skipped:
+                    self.result.skipped.append((p, why))
+
     def _bench_candidates(self, changes: list[OpChange]) -> list[str]:
         names = self._names(changes)
+        self._report_links(names)
         out = []
         for p in self.src.bench.paths():
             if not self.paths.bench(p):
@@ -293,7 +318,7 @@ class StaticPass:
             ch = by_old.get(old_ref)
             if ch is None or ch.new is None:
                 if ch is not None:
-                    notes.append(f"{mi.path}: imports {name} from {module}, which was removed with no successor: remove or replace it by hand")
+                    notes.append(f"imports {name} from {module}, which was removed with no successor: remove or replace it by hand")
                 continue
             succ = ch.new
             via_same = self.new_p.resolve_name(module, succ.name)
@@ -514,6 +539,7 @@ class StaticPass:
                 digests[p] = digest(d) if d is not None else None
             return digests[p]
 
+        self._report_links(None)
         for path in sorted(p for p in self.src.bench.paths() if self.paths.bench(p)):
             if self.only is not None and path not in self.only:
                 continue

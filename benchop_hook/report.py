@@ -76,7 +76,7 @@ def render_check(result: StaticResult, *, wrote: bool = False) -> str:
         lines.append(f"bench-op: {_plural(len(groups), 'Op signature change')} in {result.target.label}:")
         lines.extend(change_lines(result))
     for path, why in result.skipped:
-        lines.append(f"bench-op: skipped {path}: {why}")
+        lines.append(f"bench-op: skipped {path} ({why}); the other files were handled.")
     for fr in result.files:
         for note in fr.import_notes:
             lines.append(f"{fr.path}: {note}")

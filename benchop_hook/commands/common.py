@@ -46,9 +46,10 @@ def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
     from benchop_hook.pipeline import Sources, StaticPass
 
     root = repo.root
-    tracked = gitrepo.list_tracked(root)
+    links: list[str] = []
+    tracked = gitrepo.list_tracked(root, links=links)
     if target.mode == "all":
-        new: gitrepo.Snapshot = gitrepo.WorkTree(root, tracked)
+        new: gitrepo.Snapshot = gitrepo.WorkTree(root, tracked, links)
         sources = Sources(None, new, new, [])
         sp = StaticPass(cfg, sources, target, History(root))
         sp.only, sp.rewrite = only, rewrite
@@ -61,7 +62,7 @@ def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
         assert target.from_rev and target.to_rev
         old = gitrepo.GitSnapshot(root, target.from_rev)
         new = gitrepo.GitSnapshot(root, target.to_rev)
-    bench = new if bench_from == "target" else gitrepo.WorkTree(root, tracked)
+    bench = new if bench_from == "target" else gitrepo.WorkTree(root, tracked, links)
     sp = StaticPass(cfg, Sources(old, new, bench, changes), target)
     sp.rewrite = rewrite
     return sp.run()
@@ -71,6 +72,10 @@ def quick(args: argparse.Namespace) -> tuple[gitrepo.RepoPaths, config_mod.Confi
     """Everything up to "is any op file in the diff?"; changes None means there is nothing to do."""
     repo, cfg = open_repo(args)
     target = target_of(args, repo)
+    if target.mode == "staged" and gitrepo.has_unmerged(repo.root):
+        from benchop_hook.errors import GitError
+
+        raise GitError("the index has unmerged paths (a merge with conflicts): resolve them and `git add` them, then run bench-op again.")
     if target.mode == "all":
         return repo, cfg, target, []
     changes = changed_files(repo.root, target)

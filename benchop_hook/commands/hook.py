@@ -37,6 +37,10 @@ def _with_commit(args, repo, cfg, target, changes) -> RunOutcome:  # noqa: ANN00
     from benchop_hook.pipeline import Paths
 
     root, head = repo.root, target.to_rev
+    what = gitrepo.in_progress_operation(repo.git_dir, merge_done=bool(os.environ.get("PRE_COMMIT_IS_SQUASH_MERGE")) or _stage_is_merge(args))
+    if what is not None or gitrepo.has_unmerged(root):
+        raise BenchOpError(f"{what or 'a merge with conflicts'} is in progress: bench-op won't commit in the middle of it; "
+                           "finish it, or use --no-commit to fix the working tree only.")
     stash = pre_commit_stash()
     heads: dict[str, bytes] = {}
 
@@ -103,6 +107,10 @@ def _with_commit(args, repo, cfg, target, changes) -> RunOutcome:  # noqa: ANN00
         run.status, run.exit_code = "blocked", EXIT_BLOCKED
         run.reason = "; ".join(f"{fr.path}: {why}" for fr, why in run.excluded)  # type: ignore[attr-defined]
     return run
+
+
+def _stage_is_merge(args: argparse.Namespace) -> bool:
+    return getattr(args, "stage", None) == "post-merge" or getattr(args, "detected_stage", None) == "post-merge"
 
 
 def commit_message(run: RunOutcome, files: dict[str, bytes]) -> str:
@@ -200,6 +208,7 @@ def _follow_up(args: argparse.Namespace, repo, cfg, stage: str) -> int:  # noqa:
     root = repo.root
     if stage == "follow-up":
         stage = _detect_stage(repo.git_dir)
+    args.detected_stage = stage
     if os.environ.get("PRE_COMMIT_IS_SQUASH_MERGE") == "1":
         return EXIT_OK  # a squash merge commits nothing: the commit that follows gets the hook
     if stage == "post-merge":

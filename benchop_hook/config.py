@@ -33,7 +33,7 @@ class Config:
     pytest_args: tuple[str, ...] = ()
     require_gpu: bool = False
     pin_defaults: bool = True
-    gpus: str = "1"
+    gpus: str = "all"  # spread over every visible GPU when there are several (needs pytest-xdist)
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
 

@@ -379,56 +379,148 @@ class LoopContext:
     extra_env: dict[str, str] = field(default_factory=dict)
 
 
-def repair(fr: FileResult, ctx: LoopContext, *, static_fixed: bool) -> FileOutcome:
-    """Run one benchmark file (its affected functions) and repair it until it prints numbers, or block."""
-    out = FileOutcome(fr.path)
-    out.fixes = fix_lines(fr)
-    targets = node_targets(fr)
-    out.targets = targets
-    probe = not static_fixed  # interface errors only a run can find: one case per function first
-    repairs = 0
-    start = time.monotonic()
-    uses_benchmark = b"benchmark" in (ctx.read(fr.path) or b"")
-    while True:
+class FileRepair:
+    """One benchmark file's way through the loop; fed one run's results at a time."""
+
+    def __init__(self, fr: FileResult, ctx: LoopContext, *, static_fixed: bool) -> None:
+        self.fr = fr
+        self.ctx = ctx
+        self.out = FileOutcome(fr.path)
+        self.out.fixes = fix_lines(fr)
+        self.out.targets = node_targets(fr)
+        self.probe = not static_fixed  # interface errors only a run can find: one case per function first
+        self.repairs = 0
+        self.done = False
+        self.uses_benchmark = b"benchmark" in (ctx.read(fr.path) or b"")
+        self.start = time.monotonic()
+
+    @property
+    def targets(self) -> list[str]:
+        return self.out.targets
+
+    def env(self) -> dict[str, str]:
+        return {"BENCHOP_FIRST_CASE": "1"} if self.probe else {}
+
+    def feed(self, res: RunResult) -> None:
+        """The state machine: RUN -> DONE | FIX -> RUN | BLOCKED."""
+        ctx, out = self.ctx, self.out
         out.runs += 1
-        env = dict(ctx.extra_env)
-        if probe:
-            env["BENCHOP_FIRST_CASE"] = "1"
-        ctx.echo(f"bench-op: running {' '.join(targets)}" + (" (one case per function first)" if probe else "")
-                 + f" [run {out.runs}]")
-        res = run_pytest(ctx.interp, ctx.root, targets, timeout=ctx.timeout, pytest_args=ctx.pytest_args,
-                         echo=lambda s: ctx.echo("    " + s), log_dir=ctx.log_dir, extra_env=env,
-                         use_benchmark_json=uses_benchmark)
         out.device = res.device or out.device
         out.gpus |= {t.gpu for t in res.tests if t.gpu}
         v = verdict(res, ctx.root, ctx.is_bench)
         if v.kind == "interface" and v.failure is not None:
-            if repairs >= ctx.max_iterations:
-                out.status, out.reason = "blocked", f"still failing after {repairs} repair{'s' if repairs != 1 else ''}: {v.reason}"
-                break
+            if self.repairs >= ctx.max_iterations:
+                self._finish("blocked", f"still failing after {self.repairs} repair{'s' if self.repairs != 1 else ''}: {v.reason}")
+                return
             fix = runtime_fix(v.failure, ctx.read, ctx.sp, ctx.root, ctx.is_bench)
             if fix.content is None or fix.path is None:
-                out.status, out.reason = "blocked", fix.description
-                break
-            repairs += 1
+                self._finish("blocked", fix.description)
+                return
+            self.repairs += 1
             ctx.write(fix.path, fix.content)
             out.fixes.append(fix.description)
             ctx.echo(f"bench-op: repaired from the traceback: {fix.description}")
-            continue
-        if v.kind == "passed" and probe and res.selected < res.collected:
-            probe = False  # the interface holds: now every case, once, for the numbers
-            continue
+            return
+        if v.kind == "passed" and self.probe and res.selected < res.collected:
+            self.probe = False  # the interface holds: now every case, once, for the numbers
+            return
         out.cases = sum(1 for t in res.tests if t.outcome == "passed")
         if v.kind == "passed":
-            out.status, out.numbers = "passed", v.numbers
+            out.numbers = v.numbers
             if v.skipped_no_gpu:
                 out.notes.append(f"{v.skipped_no_gpu} case(s) skipped: no CUDA device visible")
+            self._finish("passed", None)
         elif v.kind == "no-gpu":
-            out.status, out.reason = "skipped", "no CUDA device is visible; the static fix stands"
+            self._finish("skipped", "no CUDA device is visible; the static fix stands")
         elif v.kind == "no-numbers":
-            out.status, out.reason = "failed", v.reason
+            self._finish("failed", v.reason)
         else:
-            out.status, out.reason = "blocked", v.reason
-        break
-    out.seconds = time.monotonic() - start
-    return out
+            self._finish("blocked", v.reason)
+
+    def _finish(self, status: str, reason: str | None) -> None:
+        self.out.status, self.out.reason = status, reason
+        self.out.seconds = time.monotonic() - self.start
+        self.done = True
+
+
+def _run(ctx: LoopContext, targets: list[str], env: dict[str, str], label: str, *, timeout: float,
+         extra_args: tuple[str, ...] = (), use_benchmark_json: bool = False) -> RunResult:
+    ctx.echo(f"bench-op: running {' '.join(targets)}{label}")
+    return run_pytest(ctx.interp, ctx.root, targets, timeout=timeout, pytest_args=(*ctx.pytest_args, *extra_args),
+                      echo=lambda s: ctx.echo("    " + s), log_dir=ctx.log_dir, extra_env={**ctx.extra_env, **env},
+                      use_benchmark_json=use_benchmark_json)
+
+
+def repair(fr: FileResult, ctx: LoopContext, *, static_fixed: bool) -> FileOutcome:
+    """Run one benchmark file (its affected functions) and repair it until it prints numbers, or block."""
+    fx = FileRepair(fr, ctx, static_fixed=static_fixed)
+    while not fx.done:
+        label = (" (one case per function first)" if fx.probe else "") + f" [run {fx.out.runs + 1}]"
+        fx.feed(_run(ctx, fx.targets, fx.env(), label, timeout=ctx.timeout, use_benchmark_json=fx.uses_benchmark))
+    return fx.out
+
+
+def _split(res: RunResult, path: str) -> RunResult:
+    """The part of a run over several files that belongs to one of them."""
+    sub = RunResult(res.targets, res.returncode, res.seconds, timed_out=res.timed_out, device=res.device,
+                    tail=res.tail, log_path=res.log_path, last_started=res.last_started)
+    sub.tests = [t for t in res.tests if t.nodeid.split("::", 1)[0] == path]
+    sub.errors = [(n, f) for n, f in res.errors if n.split("::", 1)[0] == path]
+    sub.selected = len(sub.tests)
+    sub.collected = sub.selected + res.deselected.get(path, 0)
+    if not sub.tests and not sub.errors and not res.timed_out and res.crashed_signal is None:
+        sub.returncode = 5
+    return sub
+
+
+def repair_parallel(frs: list[tuple[FileResult, bool]], ctx: LoopContext, gpus: list[str]) -> list[FileOutcome]:
+    """Every file at once, one file per GPU at a time: pytest-xdist with one worker per GPU, each pinned
+    to its GPU (CUDA_VISIBLE_DEVICES), --dist loadfile. Each file goes through the same state machine."""
+    fxs = [FileRepair(fr, ctx, static_fixed=sf) for fr, sf in frs]
+    while True:
+        pending = [f for f in fxs if not f.done]
+        if not pending:
+            break
+        # Probing and full runs select cases differently: one session for each kind this round.
+        for probe in (True, False):
+            group = [f for f in pending if f.probe == probe and not f.done]
+            if not group:
+                continue
+            workers = min(len(gpus), len(group))
+            targets = [t for f in group for t in f.targets]
+            rounds = -(-len(group) // workers)
+            env = {"BENCHOP_GPUS": ",".join(gpus)}
+            if probe:
+                env["BENCHOP_FIRST_CASE"] = "1"
+            label = f" on {workers} GPU{'s' if workers != 1 else ''} ({', '.join(gpus[:workers])})" + (" (one case per function first)" if probe else "")
+            res = _run(ctx, targets, env, label, timeout=ctx.timeout * rounds,
+                       extra_args=("-n", str(workers), "--dist", "loadfile"),
+                       use_benchmark_json=any(f.uses_benchmark for f in group))
+            for f in group:
+                f.feed(_split(res, f.fr.path))
+    return [f.out for f in fxs]
+
+
+def visible_gpus(selection: str) -> list[str]:
+    """The GPUs a --gpus selection means: 'all', a count 'N', or indices '0,2,5'."""
+    import subprocess
+
+    env_ids = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if env_ids is not None:
+        ids = [g.strip() for g in env_ids.split(",") if g.strip() and g.strip() != "-1"]
+    else:
+        try:
+            out = subprocess.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"], capture_output=True,
+                                 text=True, timeout=20)
+            ids = [line.strip() for line in out.stdout.splitlines() if line.strip().isdigit()] if out.returncode == 0 else []
+        except (OSError, subprocess.TimeoutExpired):
+            ids = []
+    if selection == "all":
+        return ids
+    if selection.isdigit():
+        return ids[: int(selection)]
+    wanted = [g for g in selection.split(",") if g]
+    if env_ids is not None:
+        # indices into the visible list, as CUDA numbers them
+        return [ids[int(g)] for g in wanted if g.isdigit() and int(g) < len(ids)]
+    return [g for g in wanted if g in ids] if ids else []

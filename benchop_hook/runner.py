@@ -151,6 +151,7 @@ class RunResult:
     benchmark_json: str | None = None
     collected: int = 0
     selected: int = 0
+    deselected: dict[str, int] = field(default_factory=dict)  # per file, in a one-case-per-function run
 
     @property
     def crashed_signal(self) -> str | None:
@@ -348,10 +349,14 @@ def _failure(d: dict[str, object] | None) -> Failure | None:
 
 
 def _read_plugin(path: str, res: RunResult) -> bool:
-    paths = [path] + sorted(os.path.join(os.path.dirname(path), f) for f in os.listdir(os.path.dirname(path))
-                            if f.startswith("result.json.gw") and not f.endswith(".tmp"))
+    """The plugin's file; under xdist also each worker's, merged by node id (the controller sees outcomes,
+    properties and output; only a worker sees a failure's frames and which GPU it had)."""
+    folder = os.path.dirname(path)
+    workers = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.startswith("result.json.gw") and not f.endswith(".tmp"))
+    records: dict[str, dict] = {}
     found = False
-    for p in paths:
+    deselected: dict[str, int] = {}
+    for p in [path, *workers]:
         if not os.path.exists(p):
             continue
         try:
@@ -360,24 +365,44 @@ def _read_plugin(path: str, res: RunResult) -> bool:
         except (OSError, ValueError):
             continue
         found = True
+        is_worker = bool(data.get("worker"))
         res.device = res.device or data.get("device")
-        res.collected += int(data.get("collected", 0) or 0)
-        res.selected += int(data.get("selected", 0) or 0)
+        if not workers or is_worker:
+            res.collected = max(res.collected, int(data.get("collected", 0) or 0)) if is_worker else int(data.get("collected", 0) or 0)
+            res.selected = max(res.selected, int(data.get("selected", 0) or 0)) if is_worker else int(data.get("selected", 0) or 0)
+        for k, v in (data.get("deselected") or {}).items():
+            deselected[k] = max(deselected.get(k, 0), int(v))
         for t in data.get("tests", []):
-            if "outcome" not in t:
-                continue
-            rec = TestRecord(t["nodeid"], t["outcome"], float(t.get("duration", 0.0)),
-                             [(str(k), str(v)) for k, v in t.get("properties", [])], t.get("stdout", ""),
-                             _failure(t.get("exception")), t.get("skip_reason"), t.get("gpu"))
-            if rec.outcome == "failed" and rec.failure is None:
-                rec.failure = Failure("Error", (t.get("longrepr") or "")[-1000:])
-            res.tests.append(rec)
+            rec = records.get(t["nodeid"])
+            if rec is None:
+                records[t["nodeid"]] = dict(t)
+            else:
+                for k, v in t.items():
+                    if k not in rec or (k in ("exception", "gpu") and v):
+                        rec[k] = v
         for e in data.get("errors", []):
             fl = _failure(e)
             if fl is not None:
                 if fl.type == "CollectionError" and e.get("longrepr"):
                     fl.message = e["longrepr"]
-                res.errors.append((str(e.get("nodeid", "")), fl))
+                if not any(n == e.get("nodeid", "") and x.type == fl.type for n, x in res.errors):
+                    res.errors.append((str(e.get("nodeid", "")), fl))
+    if workers:
+        # the controller collects nothing: the totals are what the workers saw once
+        res.collected = res.selected + sum(deselected.values())
+    res.deselected = deselected
+    for t in records.values():
+        if "outcome" not in t:
+            continue
+        rec = TestRecord(t["nodeid"], t["outcome"], float(t.get("duration", 0.0)),
+                         [(str(k), str(v)) for k, v in t.get("properties", [])], t.get("stdout", ""),
+                         _failure(t.get("exception")), t.get("skip_reason"), t.get("gpu"))
+        if rec.outcome == "failed" and rec.failure is None:
+            rec.failure = Failure("Error", (t.get("longrepr") or "")[-1000:])
+        res.tests.append(rec)
+    if workers:
+        res.selected = len([t for t in res.tests])
+        res.collected = res.selected + sum(deselected.values())
     return found
 
 

@@ -30,6 +30,10 @@ def echo(line: str) -> None:
 
 
 def options(args: argparse.Namespace, cfg) -> tuple[float, int]:  # noqa: ANN001
+    if getattr(args, "gpus", None):
+        from benchop_hook.config import parse_gpus
+
+        parse_gpus(args.gpus, where="--gpus")
     timeout = args.timeout if getattr(args, "timeout", None) else cfg.timeout
     max_it = args.max_iterations if getattr(args, "max_iterations", None) else cfg.max_iterations
     if timeout is not None and timeout <= 0:
@@ -54,7 +58,7 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
     from benchop_hook.commands.common import static
     from benchop_hook.files import TreeGuard, save_patch
     from benchop_hook.pipeline import Paths
-    from benchop_hook.repair import LoopContext, repair
+    from benchop_hook.repair import LoopContext, repair, repair_parallel
     from benchop_hook.report import outcome_lines, render_check, unified_diff
     from benchop_hook.runner import probe, resolve_python
 
@@ -121,9 +125,21 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
             max_iterations=max_it, pytest_args=cfg.pytest_args, echo=echo, write=guard.write, read=guard.read,
             log_dir=os.path.join(repo.git_dir, "bench-op", "logs"),
         )
-        for fr in runnable:
-            static_fixed = not any(f.runtime_candidate for f in fr.findings)
-            o = repair(fr, ctx, static_fixed=static_fixed)
+        jobs = [(fr, not any(f.runtime_candidate for f in fr.findings)) for fr in runnable]
+        gpus = _gpus(args, cfg, interp, len(jobs))
+        if len(gpus) >= 2:
+            echo(f"bench-op: spreading {len(jobs)} benchmark files over GPUs {', '.join(gpus)} (pytest-xdist, one file per GPU at a time)")
+            outcomes = repair_parallel(jobs, ctx, gpus)
+        else:
+            if gpus:
+                ctx.extra_env["CUDA_VISIBLE_DEVICES"] = gpus[0]
+            outcomes = []
+            for fr, static_fixed in jobs:
+                o = repair(fr, ctx, static_fixed=static_fixed)
+                if gpus:
+                    o.gpus = {gpus[0]}
+                outcomes.append(o)
+        for (fr, _), o in zip(jobs, outcomes):
             if o.status in ("blocked", "failed"):
                 current = guard.read(fr.path)
                 original = guard.originals.get(fr.path)
@@ -153,6 +169,23 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
         run.reason = "no CUDA device is visible and require-gpu = true"
         run.exit_code = EXIT_BLOCKED
     return run
+
+
+def _gpus(args: argparse.Namespace, cfg, interp, n_files: int) -> list[str]:  # noqa: ANN001
+    """The GPUs to spread the files over: empty or one means the files run one after another."""
+    from benchop_hook.config import parse_gpus
+    from benchop_hook.repair import visible_gpus
+
+    selection = parse_gpus(args.gpus, where="--gpus") if getattr(args, "gpus", None) else cfg.gpus
+    if selection in ("0", "1") or (n_files < 2 and "," not in selection):
+        return []
+    gpus = visible_gpus(selection)
+    if "," not in selection and selection != "all" and len(gpus) < int(selection):
+        echo(f"bench-op: {selection} GPUs asked for, {len(gpus)} visible: using {', '.join(gpus) or 'none'}")
+    if len(gpus) >= 2 and n_files >= 2 and not interp.has_xdist:
+        echo(f"bench-op: pytest-xdist is not installed in {interp.path}: the benchmark files run one after another on GPU {gpus[0]}")
+        return gpus[:1]
+    return gpus if n_files >= 2 else gpus[:1]
 
 
 def _static_outcome(fr, content: bytes):  # noqa: ANN001

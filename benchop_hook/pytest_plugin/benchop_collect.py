@@ -38,8 +38,11 @@ def _exc(excinfo) -> dict:
     return {"type": type(excinfo.value).__name__, "message": msg[:4000], "frames": _frames(excinfo)}
 
 
-def pytest_configure(config) -> None:
-    # Pin each xdist worker to one GPU: BENCHOP_GPUS="0,2,5", worker gwN gets the N-th.
+def _pin_worker_to_its_gpu() -> None:
+    """Each xdist worker gets one GPU: BENCHOP_GPUS="0,2,5", worker gwN the N-th.
+
+    Done when the plugin is imported (`-p`), which in a worker is before any conftest can touch CUDA.
+    """
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     gpus = os.environ.get("BENCHOP_GPUS")
     if worker.startswith("gw") and gpus:
@@ -51,7 +54,11 @@ def pytest_configure(config) -> None:
         os.environ["BENCHOP_WORKER_GPU"] = os.environ.get("CUDA_VISIBLE_DEVICES", "")
 
 
+_pin_worker_to_its_gpu()
+
+
 _collected = {"total": 0, "selected": 0}
+_deselected: dict[str, int] = {}
 
 
 def pytest_collection_modifyitems(session, config, items) -> None:
@@ -67,6 +74,9 @@ def pytest_collection_modifyitems(session, config, items) -> None:
             seen.add(key)
         if drop:
             config.hook.pytest_deselected(items=drop)
+            for item in drop:
+                path = item.nodeid.split("::", 1)[0]
+                _deselected[path] = _deselected.get(path, 0) + 1
         items[:] = keep
     _collected["selected"] = len(items)
 
@@ -138,6 +148,8 @@ def pytest_sessionfinish(session, exitstatus) -> None:
         "seconds": round(time.time() - _started, 3),
         "collected": _collected["total"],
         "selected": _collected["selected"],
+        "deselected": _deselected,
+        "worker": worker,
     }
     tmp = f"{path}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:

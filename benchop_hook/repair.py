@@ -25,7 +25,7 @@ from benchop_hook.modules import ClassRef
 from benchop_hook.numbers import Number, for_case, from_pytest_benchmark
 from benchop_hook.pipeline import FileResult, StaticPass, _value_for
 from benchop_hook.rewrite import insert_before_call
-from benchop_hook.runner import Failure, Interpreter, RunResult, run_pytest
+from benchop_hook.runner import Failure, Interpreter, RunResult, run_pytest, uses_benchmark_fixture
 
 _BIND = re.compile(
     r"(?:(?P<qual>[\w.<>]+)\(\) )?(?:got an unexpected keyword argument '(?P<kw>\w+)'"
@@ -391,7 +391,7 @@ class FileRepair:
         self.probe = not static_fixed  # interface errors only a run can find: one case per function first
         self.repairs = 0
         self.done = False
-        self.uses_benchmark = b"benchmark" in (ctx.read(fr.path) or b"")
+        self.uses_benchmark = uses_benchmark_fixture(ctx.read(fr.path))
         self.start = time.monotonic()
 
     @property
@@ -473,31 +473,63 @@ def _split(res: RunResult, path: str) -> RunResult:
     return sub
 
 
-def repair_parallel(frs: list[tuple[FileResult, bool]], ctx: LoopContext, gpus: list[str]) -> list[FileOutcome]:
-    """Every file at once, one file per GPU at a time: pytest-xdist with one worker per GPU, each pinned
-    to its GPU (CUDA_VISIBLE_DEVICES), --dist loadfile. Each file goes through the same state machine."""
-    fxs = [FileRepair(fr, ctx, static_fixed=sf) for fr, sf in frs]
+def _culprit(res: RunResult, group: list[FileRepair]) -> FileRepair | None:
+    """The file whose test was running when the whole run died (timeout, crash)."""
+    if not res.last_started:
+        return None
+    path = res.last_started.split("::", 1)[0]
+    return next((f for f in group if f.fr.path == path), None)
+
+
+def repair_all(jobs: list[tuple[FileResult, bool]], ctx: LoopContext, gpus: list[str]) -> list[FileOutcome]:
+    """Every affected file in one pytest session per round (one interpreter start, one CUDA init),
+    split back per file; each file goes through the same state machine as on its own.
+
+    With several GPUs the session is pytest-xdist with one worker per GPU, each pinned to its GPU
+    (CUDA_VISIBLE_DEVICES), --dist loadfile: one file per GPU at a time. A file's timeout holds per
+    file: the session gets the sum. When a session dies (timeout, crash), the file that was running
+    is blocked and the others run again without it.
+    """
+    fxs = [FileRepair(fr, ctx, static_fixed=sf) for fr, sf in jobs]
+    spread = len(gpus) >= 2
+    isolated: set[str] = set()
     while True:
         pending = [f for f in fxs if not f.done]
         if not pending:
             break
-        # Probing and full runs select cases differently: one session for each kind this round.
+        # Probing and full runs select cases differently: one session for each kind this round;
+        # a file that took a whole session down with it runs on its own from then on.
+        groups = [[f] for f in pending if f.fr.path in isolated]
         for probe in (True, False):
-            group = [f for f in pending if f.probe == probe and not f.done]
+            groups.append([f for f in pending if f.probe == probe and f.fr.path not in isolated])
+        for group in groups:
+            group = [f for f in group if not f.done]
             if not group:
                 continue
-            workers = min(len(gpus), len(group))
+            probe = group[0].probe
             targets = [t for f in group for t in f.targets]
-            rounds = -(-len(group) // workers)
-            env = {"BENCHOP_GPUS": ",".join(gpus)}
-            if probe:
-                env["BENCHOP_FIRST_CASE"] = "1"
-            label = f" on {workers} GPU{'s' if workers != 1 else ''} ({', '.join(gpus[:workers])})" + (" (one case per function first)" if probe else "")
-            res = _run(ctx, targets, env, label, timeout=ctx.timeout * rounds,
-                       extra_args=("-n", str(workers), "--dist", "loadfile"),
+            env: dict[str, str] = {"BENCHOP_FIRST_CASE": "1"} if probe else {}
+            extra: tuple[str, ...] = ()
+            label = " (one case per function first)" if probe else ""
+            budget = len(group)
+            if spread:
+                workers = min(len(gpus), len(group))
+                env["BENCHOP_GPUS"] = ",".join(gpus)
+                extra = ("-n", str(workers), "--dist", "loadfile")
+                label = f" on {workers} GPUs ({', '.join(gpus[:workers])})" + label
+                budget = -(-len(group) // workers)
+            res = _run(ctx, targets, env, label, timeout=ctx.timeout * budget, extra_args=extra,
                        use_benchmark_json=any(f.uses_benchmark for f in group))
+            died = res.timed_out or res.crashed_signal is not None or (not res.tests and not res.errors and res.collected == 0)
+            if died and len(group) > 1:
+                culprit = _culprit(res, group)
+                if culprit is not None:
+                    culprit.feed(res)  # the others had no results: they run again without it
+                else:
+                    isolated.update(f.fr.path for f in group)  # who did it is unknown: each on its own
+                continue
             for f in group:
-                f.feed(_split(res, f.fr.path))
+                f.feed(_split(res, f.fr.path) if len(group) > 1 else res)
     return [f.out for f in fxs]
 
 

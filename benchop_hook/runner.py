@@ -40,6 +40,14 @@ class Interpreter:
     has_pytest_benchmark: bool = False
 
 
+_BENCH_FIXTURE = re.compile(rb"def\s+test\w*\s*\([^)]*\bbenchmark\b")
+
+
+def uses_benchmark_fixture(data: bytes | None) -> bool:
+    """A test function takes pytest-benchmark's `benchmark` fixture."""
+    return bool(data) and bool(_BENCH_FIXTURE.search(data))  # type: ignore[arg-type]
+
+
 def _in_hook_env(prefix: str) -> bool:
     """True when `prefix` is an isolated environment pre-commit made for a hook."""
     home = os.environ.get("PRE_COMMIT_HOME") or os.path.join(
@@ -335,6 +343,9 @@ def run_pytest(
         res = RunResult(list(targets), None if timed_out else rc, seconds, timed_out=timed_out, tail=list(tail),
                         log_path=log_path, last_started=last_started)
         if not _read_plugin(result_json, res):
+            if rc != 0 and any("No module named pytest" in line for line in res.tail):
+                raise BenchOpError(f"{interp.path} (from {interp.source}) cannot import pytest: install pytest there, "
+                                   "or point --python / [tool.bench-op] python at the project's interpreter.")
             _read_junit(junit, res)
         if os.path.exists(bench_json):
             with open(bench_json, encoding="utf-8") as f:

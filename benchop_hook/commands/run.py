@@ -58,9 +58,9 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
     from benchop_hook.commands.common import static
     from benchop_hook.files import TreeGuard, save_patch
     from benchop_hook.pipeline import Paths
-    from benchop_hook.repair import LoopContext, repair, repair_parallel
+    from benchop_hook.repair import LoopContext, repair_all
     from benchop_hook.report import outcome_lines, render_check, unified_diff
-    from benchop_hook.runner import probe, resolve_python
+    from benchop_hook.runner import probe, resolve_python, uses_benchmark_fixture
 
     timeout, max_it = options(args, cfg)
     result = static(repo, cfg, target, changes, bench_from=bench_from, only=getattr(args, "only", None))
@@ -118,7 +118,9 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
             run.status = "blocked" if hand else "done"
             run.exit_code = EXIT_BLOCKED if hand else EXIT_OK
             return run
-        interp = probe(resolve_python(repo.root, getattr(args, "python", None), cfg.python))
+        interp = resolve_python(repo.root, getattr(args, "python", None), cfg.python)
+        if any(uses_benchmark_fixture(guard.read(fr.path)) for fr in runnable):
+            interp = probe(interp)  # is pytest-benchmark there, for its JSON?
         echo(f"bench-op: running benchmarks with {interp.path} (from {interp.source})")
         ctx = LoopContext(
             root=repo.root, interp=interp, sp=result.context, is_bench=paths.bench, timeout=timeout,  # type: ignore[attr-defined]
@@ -129,16 +131,12 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
         gpus = _gpus(args, cfg, interp, len(jobs))
         if len(gpus) >= 2:
             echo(f"bench-op: spreading {len(jobs)} benchmark files over GPUs {', '.join(gpus)} (pytest-xdist, one file per GPU at a time)")
-            outcomes = repair_parallel(jobs, ctx, gpus)
-        else:
-            if gpus:
-                ctx.extra_env["CUDA_VISIBLE_DEVICES"] = gpus[0]
-            outcomes = []
-            for fr, static_fixed in jobs:
-                o = repair(fr, ctx, static_fixed=static_fixed)
-                if gpus:
-                    o.gpus = {gpus[0]}
-                outcomes.append(o)
+        elif gpus:
+            ctx.extra_env["CUDA_VISIBLE_DEVICES"] = gpus[0]
+        outcomes = repair_all(jobs, ctx, gpus)
+        if len(gpus) == 1:
+            for o in outcomes:
+                o.gpus = {gpus[0]}
         for (fr, _), o in zip(jobs, outcomes):
             if o.status in ("blocked", "failed"):
                 current = guard.read(fr.path)
@@ -182,6 +180,10 @@ def _gpus(args: argparse.Namespace, cfg, interp, n_files: int) -> list[str]:  # 
     gpus = visible_gpus(selection)
     if "," not in selection and selection != "all" and len(gpus) < int(selection):
         echo(f"bench-op: {selection} GPUs asked for, {len(gpus)} visible: using {', '.join(gpus) or 'none'}")
+    if len(gpus) >= 2 and n_files >= 2 and not interp.has_xdist:
+        from benchop_hook.runner import probe
+
+        interp = probe(interp)
     if len(gpus) >= 2 and n_files >= 2 and not interp.has_xdist:
         echo(f"bench-op: pytest-xdist is not installed in {interp.path}: the benchmark files run one after another on GPU {gpus[0]}")
         return gpus[:1]

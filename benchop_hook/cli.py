@@ -22,7 +22,7 @@ def _add_target(p: argparse.ArgumentParser) -> None:
     g.add_argument("--all-files", action="store_true", help="no diff: check every benchmark against the current signatures")
     p.add_argument("--json", metavar="PATH", help="also write the report as JSON to PATH")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing when there is nothing to do")
-    p.add_argument("files", nargs="*", help=argparse.SUPPRESS)
+    p.add_argument("files", nargs="*", metavar="FILE", help="only these benchmark files (a shard)")
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
@@ -31,7 +31,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--python", metavar="PATH", help="interpreter that runs the benchmarks")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="per benchmark file (default: config, 1800)")
     p.add_argument("--max-iterations", type=int, metavar="N", help="repair attempts per file (default 3)")
-    p.add_argument("--gpus", metavar="all|N|0,2,5", help="spread benchmark files over these GPUs (default: config, 1)")
+    p.add_argument("--gpus", metavar="all|N|0,2,5", help="spread benchmark files over these GPUs (default: [tool.bench-op] gpus, 'all')")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,9 +146,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     _terminate_as_interrupt()
     try:
         args = build_parser().parse_args(argv)
-        if getattr(args, "files", None) and args.command in ("check", "fix", "run"):
-            # Files on the command line (pre-commit passes them) mean: check these benchmarks as they are now.
-            args.all_files = args.all_files or False
         return dispatch(args)
     except BenchOpError as exc:
         print(f"bench-op: {exc.message}", file=sys.stderr)

@@ -377,6 +377,7 @@ class LoopContext:
     read: Callable[[str], bytes | None]
     log_dir: str | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
+    session_seconds: list[float] = field(default_factory=list)  # wall time of every pytest session run
 
 
 class FileRepair:
@@ -446,9 +447,11 @@ class FileRepair:
 def _run(ctx: LoopContext, targets: list[str], env: dict[str, str], label: str, *, timeout: float,
          extra_args: tuple[str, ...] = (), use_benchmark_json: bool = False) -> RunResult:
     ctx.echo(f"bench-op: running {' '.join(targets)}{label}")
-    return run_pytest(ctx.interp, ctx.root, targets, timeout=timeout, pytest_args=(*ctx.pytest_args, *extra_args),
-                      echo=lambda s: ctx.echo("    " + s), log_dir=ctx.log_dir, extra_env={**ctx.extra_env, **env},
-                      use_benchmark_json=use_benchmark_json)
+    res = run_pytest(ctx.interp, ctx.root, targets, timeout=timeout, pytest_args=(*ctx.pytest_args, *extra_args),
+                     echo=lambda s: ctx.echo("    " + s), log_dir=ctx.log_dir, extra_env={**ctx.extra_env, **env},
+                     use_benchmark_json=use_benchmark_json)
+    ctx.session_seconds.append(res.seconds)
+    return res
 
 
 def repair(fr: FileResult, ctx: LoopContext, *, static_fixed: bool) -> FileOutcome:
@@ -540,6 +543,9 @@ def visible_gpus(selection: str) -> list[str]:
     env_ids = os.environ.get("CUDA_VISIBLE_DEVICES")
     if env_ids is not None:
         ids = [g.strip() for g in env_ids.split(",") if g.strip() and g.strip() != "-1"]
+    elif os.path.isdir("/proc/driver/nvidia/gpus"):
+        # the driver's own list: no process to start (nvidia-smi takes a few hundred ms)
+        ids = [str(i) for i in range(len(os.listdir("/proc/driver/nvidia/gpus")))]
     else:
         try:
             out = subprocess.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"], capture_output=True,

@@ -56,14 +56,14 @@ summary.append("   " + a.git("log", "--oneline", "-3").replace("\n", "\n   "))
 
 # B
 b_repo = conftest.make_repo(WORK / "b")
-bench_op(b_repo, "install", log="b_install.log")
+install = subprocess.run([sys.executable, "-m", "benchop_hook", "install"], cwd=b_repo.path, capture_output=True, text=True).stdout
 conftest.reduction_change(b_repo)
 b_repo.git("add", "src", "tests")
 b_repo.write("benchmarks/ops/bench_norm.py", b_repo.read("benchmarks/ops/bench_norm.py") + "# my unstaged note\n")
 b_repo.write("scratch.txt", "untracked\n")
 t0 = time.monotonic()
 r = subprocess.run(["git", "commit", "-m", "reduce: rows come from the input"], cwd=b_repo.path, capture_output=True, text=True)
-(OUT / "b_commit.log").write_text(f"$ git commit  (exit {r.returncode}, {time.monotonic() - t0:.1f} s)\n{r.stdout}\n{r.stderr}\n\n"
+(OUT / "b_commit.log").write_text(f"$ bench-op install\n{install}\n$ git commit  (exit {r.returncode}, {time.monotonic() - t0:.1f} s)\n{r.stdout}\n{r.stderr}\n\n"
                                   f"$ git log\n{b_repo.git('log', '--format=%h %s')}\n$ git status --short\n{b_repo.git('status', '--short')}\n"
                                   f"$ git show HEAD\n{b_repo.git('show', 'HEAD')}")
 summary.append(f"B. git commit with the installed hook: exit {r.returncode}, {time.monotonic() - t0:.1f} s; log: "
@@ -74,9 +74,13 @@ d = conftest.make_repo(WORK / "d")
 for change in tp.CHANGES[:4]:
     change(d)
 d.git("add", "-A")
-r = bench_op(d, "run", "--gpus", "all", "--json", str(OUT / "d.json"), log="d_gpus_all.log")
-dd = json.loads((OUT / "d.json").read_text())
-summary.append(f"D. --gpus all on {subprocess.run(['nvidia-smi', '-L'], capture_output=True, text=True).stdout.count('GPU ')} GPU: exit {r.returncode}; "
+r = bench_op(d, "run", "--gpus", "all", "--json", str(WORK / "d.json"), log="d_gpus_all.log")
+dd = json.loads((WORK / "d.json").read_text())
+try:
+    n_gpus = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.count("GPU ")
+except OSError:
+    n_gpus = 0
+summary.append(f"D. --gpus all on {n_gpus} GPU(s): exit {r.returncode}; "
                + "; ".join(f"{x['path'].split('/')[-1]} {x['status']} gpus={x['gpus']}" for x in dd["benchmarks"]))
 
 # C

@@ -28,8 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "minitile")
 CHANGE = os.path.join(ROOT, "examples", "reduce-rows-from-input")
-ENV = dict(os.environ, GIT_AUTHOR_NAME="p", GIT_AUTHOR_EMAIL="p@x", GIT_COMMITTER_NAME="p", GIT_COMMITTER_EMAIL="p@x",
-           PYTHONDONTWRITEBYTECODE="1")
+ENV = dict(os.environ, GIT_AUTHOR_NAME="p", GIT_AUTHOR_EMAIL="p@x", GIT_COMMITTER_NAME="p", GIT_COMMITTER_EMAIL="p@x")
 
 MIXED = '''import pytest
 import torch
@@ -99,15 +98,16 @@ def main() -> None:
             tables.append(p.stdout)
         data = json.load(open(out))
         rows.setdefault("hook total (bench-op run, whole process)", []).append(hook_s)
+        rows.setdefault("hook: time in its pytest sessions", []).append(data["benchmark_seconds"])
         targets = [t for b in data["benchmarks"] for t in b["targets"]]
         for b in data["benchmarks"]:
             executions.setdefault(b["path"], []).append(b["iterations"])
             device = device or b.get("device")
-        plain_s, p2 = sh([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *targets], repo)
+        plain_s, p2 = sh([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", *targets], repo)
         if p2.returncode != 0:
             raise SystemExit(p2.stdout[-3000:])
         rows.setdefault("plain pytest of the same node ids", []).append(plain_s)
-        whole_s, _ = sh([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+        whole_s, _ = sh([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider",
                          *sorted({t.split("::")[0] for t in targets})], repo)
         rows.setdefault("plain pytest of the whole files", []).append(whole_s)
         shutil.rmtree(tmp, ignore_errors=True)

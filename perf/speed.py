@@ -89,6 +89,10 @@ def main() -> None:
         f.write("# touched\n")
     git(repo, "add", "README.md", "benchmarks/ops/bench_3.py")
     base = timed_pair([[sys.executable, "-c", "pass"], ["git", "diff", "--cached", "--name-only"]], repo, ns.runs)
+    gitonly = timed(["git", "diff", "--cached", "--name-only"], repo, ns.runs)
+    check = timed([*entry, "check"], repo, ns.runs)
+    rows.append(("no-op commit: bench-op check", check, "git diff --cached --name-only", gitonly,
+                 f"{check / gitonly:.0f}x git's own diff; libcst/GitPython not imported"))
     pre = timed([*entry, "hook", "pre-commit", "README.md", "benchmarks/ops/bench_3.py"], repo, ns.runs)
     rows.append(("no-op commit, pre-commit stage (bench-op hook pre-commit)", pre, "python -c pass + git diff --cached --name-only", base,
                  f"+{(pre - base) * 1e3:.0f} ms (target: within 100 ms)"))

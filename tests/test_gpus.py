@@ -65,3 +65,16 @@ def test_one_gpu_changes_nothing(repo: Repo, tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     r = repo.bench_op("run", "--gpus", "all", "--json", str(out), env={"CUDA_VISIBLE_DEVICES": "0"})
     assert r.returncode == 0 and "spreading" not in r.stdout and " -n " not in r.stdout
+
+
+def test_a_shard_runs_only_its_files(repo: Repo, tmp_path: Path) -> None:
+    reduction_change(repo)
+    repo.replace("src/minitile/ops/norm.py", "def __init__(self, M, hidden, dtype, eps=1e-6):", "def __init__(self, M, dim, dtype, eps=1e-6):")
+    repo.replace("src/minitile/ops/norm.py", "self.hidden = hidden", "self.hidden = dim")
+    repo.commit("two changes")
+    out = tmp_path / "r.json"
+    r = repo.bench_op("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-commit", "--json", str(out),
+                      "benchmarks/ops/bench_norm.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert [b["path"] for b in json.loads(out.read_text())["benchmarks"]] == ["benchmarks/ops/bench_norm.py"]
+    assert "SumFwdOp(M, N, dtype)" in repo.read("benchmarks/ops/bench_reduction.py"), "not in this shard"

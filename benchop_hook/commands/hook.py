@@ -125,7 +125,7 @@ def commit_message(run: RunOutcome, files: dict[str, bytes]) -> str:
     for c, kids in groups:
         ops.append(c.name)
     subject_ops = ", ".join(ops[:2]) + (f" and {len(ops) - 2} more" if len(ops) > 2 else "")
-    lines = [f"bench-op: align {subject_files} with the new {subject_ops} interface", ""]
+    lines = [f"bench-op: align {subject_files} with the new {subject_ops} interface{'s' if len(ops) > 1 else ''}", ""]
     for c, kids in groups:
         lines.append(c.headline())
         if kids:
@@ -193,6 +193,7 @@ def _pre_commit(args: argparse.Namespace, repo, cfg) -> int:  # noqa: ANN001
     from benchop_hook.lock import repo_lock
 
     args.no_commit = True
+    args.files = []  # what pre-commit passed chose the mode; it is no shard
     with repo_lock(repo.git_dir):
         run = execute(args, repo, cfg, target, changes)
     echo(summary_line(run))

@@ -69,6 +69,9 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
     run = RunOutcome("nothing-to-do", result)
     affected = [fr for fr in result.files if fr.findings and not fr.error and any(
         f.fixed or f.needs_action for f in fr.findings)]
+    shard = {os.path.normpath(f) for f in (getattr(args, "files", None) or [])}
+    if shard and target.mode != "all":
+        affected = [fr for fr in affected if fr.path in shard]  # a shard: only these files
     if not affected:
         run.exit_code = EXIT_BLOCKED if result.broken else EXIT_OK
         run.status = "blocked" if result.broken else "nothing-to-do"
@@ -134,6 +137,8 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
         elif gpus:
             ctx.extra_env["CUDA_VISIBLE_DEVICES"] = gpus[0]
         outcomes = repair_all(jobs, ctx, gpus)
+        run.run_seconds = sum(ctx.session_seconds)  # type: ignore[attr-defined]
+        run.sessions = len(ctx.session_seconds)  # type: ignore[attr-defined]
         if len(gpus) == 1:
             for o in outcomes:
                 o.gpus = {gpus[0]}
@@ -239,6 +244,9 @@ def run_json(run: RunOutcome, target) -> dict:  # noqa: ANN001
         data["reason"] = run.reason
     if "commit" in run.__dict__:
         data["commit"] = run.__dict__["commit"]
+    if "run_seconds" in run.__dict__:
+        data["benchmark_seconds"] = round(run.__dict__["run_seconds"], 3)
+        data["pytest_sessions"] = run.__dict__["sessions"]
     return data
 
 

@@ -424,18 +424,7 @@ class ModuleAnalyzer:
                 for v in s.assigns.get(name, []):
                     out |= self.eval(v, s, depth + 1)
                 for it, idx, _ in s.loops.get(name, []):
-                    for cont in self.elements_source(it, s, depth + 1):
-                        if cont is None:
-                            out.add(UNKNOWN)
-                            continue
-                        for _, elt in cont[1]:
-                            elt = _unwrap_param(elt)
-                            if idx is None:
-                                out |= self.eval(elt, s, depth + 1)
-                            elif isinstance(elt, (ast.Tuple, ast.List)) and idx < len(elt.elts):
-                                out |= self.eval(elt.elts[idx], s, depth + 1)
-                            else:
-                                out.add(UNKNOWN)
+                    out |= self._eval_elements(it, idx, s, depth)
                 if s is self.module_scope and name in s.defined_funcs:
                     out.add(UNKNOWN)
                 if s is self.module_scope:
@@ -476,8 +465,12 @@ class ModuleAnalyzer:
         # `values` is Subscript(<argvalues>, i): element i of each row (None: the row itself).
         assert isinstance(values, ast.Subscript)
         idx = values.slice.value if isinstance(values.slice, ast.Constant) else None
+        return self._eval_elements(values.value, idx, scope, depth)
+
+    def _eval_elements(self, iterable: ast.expr, idx: int | None, scope: _Scope, depth: int) -> set[Atom]:
+        """What each element (or its item `idx`, for tuple rows) of a literal iterable can be."""
         out: set[Atom] = set()
-        for cont in self.elements_source(values.value, scope, depth + 1):
+        for cont in self.elements_source(iterable, scope, depth + 1):
             if cont is None:
                 out.add(UNKNOWN)
                 continue

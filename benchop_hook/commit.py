@@ -90,9 +90,8 @@ def follow_up_commit(root: str, git_dir: str, head: str, files: dict[str, bytes]
             err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise BenchOpError(f"git commit refused the follow-up commit: {err[-1] if err else 'exit ' + str(proc.returncode)}")
     finally:
-        for p in (tmp_index, tmp_index + ".lock"):
-            if os.path.exists(p) and p == tmp_index:
-                os.unlink(p)
+        if os.path.exists(tmp_index):
+            os.unlink(tmp_index)  # our own temporary index (git removes its own lock on it)
     sha = gitrepo.git(root, "rev-parse", "HEAD").stdout.decode().strip()
     # Bring the real index up to the new commit for these files (it held the old content).
     for path, (mode, blob) in blobs.items():

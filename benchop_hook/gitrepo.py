@@ -132,28 +132,39 @@ def range_changes(root: str, from_rev: str, to_rev: str) -> list[Change]:
     return _parse_name_status(out)
 
 
-def list_tracked(root: str, rev: str | None = None, links: list[str] | None = None) -> list[str]:
-    """Tracked regular files: in the index (rev None) or in a commit. Symlinks go to `links`."""
+def entries(root: str, rev: str | None = None) -> list[tuple[bytes, str, str]]:
+    """(mode, blob id, path) of every stage-0 entry of the index (rev None) or of a commit's tree."""
     if rev is None:
         out = git(root, "ls-files", "-z", "-s", env=clean_env(keep_index=True)).stdout
-        paths = []
-        for rec in out.split(b"\0"):
-            if not rec:
-                continue
-            meta, path = rec.split(b"\t", 1)
-            if meta.startswith((b"100644", b"100755")):
-                paths.append(path.decode("utf-8", "surrogateescape"))
-            elif meta.startswith(b"120000") and links is not None:
-                links.append(path.decode("utf-8", "surrogateescape"))
-        return paths
-    out = git(root, "ls-tree", "-r", "-z", "--full-tree", rev).stdout
-    paths = []
+    else:
+        out = git(root, "ls-tree", "-r", "-z", "--full-tree", rev).stdout
+    result = []
     for rec in out.split(b"\0"):
         if not rec:
             continue
         meta, path = rec.split(b"\t", 1)
-        if meta.startswith((b"100644", b"100755")):
-            paths.append(path.decode("utf-8", "surrogateescape"))
+        fields = meta.split(b" ")
+        if rev is None:
+            mode, sha, stage = fields
+            if stage != b"0":
+                continue
+        else:
+            mode, _type, sha = fields
+        result.append((mode, sha.decode(), path.decode("utf-8", "surrogateescape")))
+    return result
+
+
+_REGULAR = (b"100644", b"100755")
+
+
+def list_tracked(root: str, rev: str | None = None, links: list[str] | None = None) -> list[str]:
+    """Tracked regular files: in the index (rev None) or in a commit. Symlinks go to `links`."""
+    paths = []
+    for mode, _sha, path in entries(root, rev):
+        if mode in _REGULAR:
+            paths.append(path)
+        elif mode == b"120000" and links is not None:
+            links.append(path)
     return paths
 
 
@@ -210,26 +221,7 @@ class GitSnapshot(Snapshot):
 
     def _load(self) -> dict[str, bytes]:
         if self._entries is None:
-            entries: dict[str, bytes] = {}
-            if self._rev is None:
-                out = git(self._root, "ls-files", "-z", "-s", env=clean_env(keep_index=True)).stdout
-                for rec in out.split(b"\0"):
-                    if not rec:
-                        continue
-                    meta, path = rec.split(b"\t", 1)
-                    mode, sha, stage = meta.split(b" ")
-                    if stage == b"0" and mode in (b"100644", b"100755"):
-                        entries[path.decode("utf-8", "surrogateescape")] = bytes.fromhex(sha.decode())
-            else:
-                out = git(self._root, "ls-tree", "-r", "-z", "--full-tree", self._rev).stdout
-                for rec in out.split(b"\0"):
-                    if not rec:
-                        continue
-                    meta, path = rec.split(b"\t", 1)
-                    mode, _type, sha = meta.split(b" ")
-                    if mode in (b"100644", b"100755"):
-                        entries[path.decode("utf-8", "surrogateescape")] = bytes.fromhex(sha.decode())
-            self._entries = entries
+            self._entries = {path: bytes.fromhex(sha) for mode, sha, path in entries(self._root, self._rev) if mode in _REGULAR}
         return self._entries
 
     def paths(self) -> list[str]:

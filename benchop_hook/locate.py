@@ -9,20 +9,18 @@ from benchop_hook.modules import ClassRef, ModuleInfo, Project, parse_source
 def analyze(path: str, data: bytes, new_p: Project, old_p: Project | None = None) -> ModuleAnalyzer:
     mi = parse_source(data, path, new_p.module_name(path))
 
+    def or_gone(found: Atom | None, before: object) -> Atom | None:
+        """A name that resolves to nothing now but to a class before: that class is gone (renamed, moved, removed)."""
+        if found is None and isinstance(before, ClassRef):
+            return Gone(before)
+        return found
+
     def resolve(m: ModuleInfo, name: str) -> Atom | None:
         r = new_p.resolve_in(m, name)
-        if r is None and old_p is not None:
-            o = old_p.resolve_in(m, name)
-            if isinstance(o, ClassRef):
-                return Gone(o)
-        return r
+        return or_gone(r, old_p.resolve_in(m, name)) if r is None and old_p is not None else r
 
     def resolve_attr(module: str, attr: str) -> Atom | None:
         r = new_p.resolve_name(module, attr)
-        if r is None and old_p is not None:
-            o = old_p.resolve_name(module, attr)
-            if isinstance(o, ClassRef):
-                return Gone(o)
-        return r
+        return or_gone(r, old_p.resolve_name(module, attr)) if r is None and old_p is not None else r
 
     return ModuleAnalyzer(mi, data, resolve, resolve_attr)

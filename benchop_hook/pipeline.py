@@ -11,12 +11,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from benchop_hook import gitrepo
-from benchop_hook.callsites import UNKNOWN, CallSite, Gone, Instance
+from benchop_hook.callsites import UNKNOWN, Arg, CallSite, Gone, Instance
 from benchop_hook.changes import OpChange, detect
 from benchop_hook.config import Config
 from benchop_hook.edits import Edit
 from benchop_hook.evidence import TestEvidence
-from benchop_hook.fixes import NoPlan, Plan, Status, Value, classify, default_pins, plan
+from benchop_hook.fixes import ArgOp, NoPlan, Plan, Status, Value, classify, default_pins, plan
 from benchop_hook.globs import matches
 from benchop_hook.locate import analyze
 from benchop_hook.modules import ClassRef, ParseCache, Project
@@ -289,13 +289,13 @@ class StaticPass:
                 f = self._judge(site, by_new, by_old, old_p, ev)
                 if f is not None:
                     fr.findings.append(f)
-            imports, renames, notes = self._import_fixes(az, by_old)
+            imports, renames, notes = self._import_fixes(az, by_old, old_p)
             fr.import_notes = notes
             if fr.findings or imports:
                 self._apply(fr, data, imports, renames)
                 self.result.files.append(fr)
 
-    def _import_fixes(self, az, by_old: dict[ClassRef, OpChange]) -> tuple[list, dict[str, str], list[str]]:
+    def _import_fixes(self, az, by_old: dict[ClassRef, OpChange], old_p: Project) -> tuple[list, dict[str, str], list[str]]:
         """Imports of a renamed or moved Op -> import edits and name renames; a removed Op -> a note."""
         from benchop_hook.rewrite import ImportEdit
 
@@ -307,10 +307,7 @@ class StaticPass:
             if target[0] != "attr":
                 continue
             _, module, name = target
-            if self.new_p.resolve_name(module, name) is not None or self.old_p is None and self.history is None:
-                continue
-            old_p = self._old_for_imports
-            if old_p is None:
+            if self.new_p.resolve_name(module, name) is not None:
                 continue
             old_ref = old_p.resolve_name(module, name)
             if not isinstance(old_ref, ClassRef):
@@ -329,7 +326,6 @@ class StaticPass:
             notes.append(f"import of {name} from {module} -> {succ.name} from {new_module}")
         return edits, renames, notes
 
-    _old_for_imports: Project | None = None
     only: set[str] | None = None  # all-files mode: just these benchmark files
     rewrite: bool = True  # False: plan only (check), no libcst
     cache_dir: str | None = None  # where the all-files cache lives (.git/bench-op)
@@ -337,7 +333,6 @@ class StaticPass:
 
     def _judge(self, site: CallSite, by_new: dict[ClassRef, OpChange], by_old: dict[ClassRef, OpChange],
                old_p: Project, ev: TestEvidence) -> Finding | None:
-        self._old_for_imports = old_p
         method = site.method
         relevant: list[tuple[OpChange | None, ClassRef]] = []
         for a in site.atoms:
@@ -383,11 +378,10 @@ class StaticPass:
                 return Finding(site, op, Status.GONE, f"{change.old.name} is now {change.new.name}", method=method)  # type: ignore[union-attr]
             return Finding(site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method)
         args = site.args
-        splat_expanded = False
+        splat_expanded = site.splat_dict is not None
         if site.splat_dict is not None:
-            args = tuple(a for a in site.args if a.kind != "dstar") + tuple(
-                type(site.args[0])("kw", k, v) if site.args else None for k, v in site.splat_dict)  # type: ignore[misc]
-            splat_expanded = True
+            # A literal **dict: judged as the keywords it holds; the fix edits the dict's keys.
+            args = tuple(a for a in site.args if a.kind != "dstar") + tuple(Arg("kw", k, v) for k, v in site.splat_dict)
         status, problem = classify(args, old_sig, new_sig, edits)
         if status is Status.UNKNOWN:
             return Finding(site, op, status, problem, why_not="left to the run: the repair loop fixes it from the traceback", method=method)
@@ -423,8 +417,6 @@ class StaticPass:
         p = plan(args, old_sig, new_sig, edits, _value_for(site, ev, ref, new_sig, old_sig, edits), pins)
         if isinstance(p, NoPlan):
             return Finding(site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=info, method=method)
-        if splat_expanded:
-            p = Plan(p.ops, p.notes, p.preview)
         return Finding(site, op, status, problem, plan=p, info=info, method=method)
 
     def _apply(self, fr: FileResult, data: bytes, imports: list, renames: dict[str, str]) -> None:
@@ -497,11 +489,9 @@ class StaticPass:
                     node = n.value
         if node is None:
             return None
-        keys = {k for k, _ in site.splat_dict}
         literal_keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}  # type: ignore[attr-defined]
         n_pos = sum(1 for a in site.args if a.kind != "dstar")
         ops = []
-        expanded = [a for a in site.args if a.kind != "dstar"] + [None] * len(site.splat_dict)
         for op in f.plan.ops:
             if op.index is not None and op.index < n_pos:
                 return None  # the edit touches the call's own arguments too: leave it to the run
@@ -509,14 +499,11 @@ class StaticPass:
                 key = site.splat_dict[op.index - n_pos][0] if op.index is not None else None
                 if key not in literal_keys:
                     return None  # added later with d["k"] = v: not a dict-literal edit
-                from benchop_hook.fixes import ArgOp
-
                 ops.append(ArgOp(op.op, None, key, op.name))
             elif op.op == "add_kw":
                 ops.append(op)
             else:
                 return None
-        del keys, expanded
         col = len(lines[node.lineno - 1].encode("utf-8")[: node.col_offset].decode("utf-8", "replace"))  # type: ignore[attr-defined]
         from benchop_hook.rewrite import DictEdit
 

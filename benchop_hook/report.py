@@ -54,13 +54,12 @@ def call_text(f: Finding, limit: int = 72) -> str:
 
 
 def finding_line(f: Finding, *, fixed_word: str = "fix") -> list[str]:
-    call = f.site.func_source
     head = f"{f.site.path}:{f.site.lineno}: {call_text(f)}: {f.problem}"
     if f.site.via not in ("direct", "module", "alias"):
         head += f" [reached through {f.site.via}]"
     lines = [head]
     if f.plan is not None and f.plan.ops:
-        lines.append(f"    {fixed_word}: {call}{f.plan.preview}" + (f"  ({'; '.join(f.plan.notes)})" if f.plan.notes else ""))
+        lines.append(f"    {fixed_word}: {f.site.func_source}{f.plan.preview}" + (f"  ({'; '.join(f.plan.notes)})" if f.plan.notes else ""))
     elif f.why_not:
         lines.append(f"    {f.why_not}")
     for note in f.info:

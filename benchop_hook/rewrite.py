@@ -55,20 +55,17 @@ class RewriteResult:
 _NO_SPACE = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
 
-def _default_comma(args: Sequence[cst.Arg]) -> cst.Comma:
-    for a in reversed(args[:-1]):
-        if isinstance(a.comma, cst.Comma):
-            return a.comma
-    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+_SPACE_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
-def _reflow_commas(original: Sequence[cst.Arg], new: list[cst.Arg]) -> list[cst.Arg]:
-    """Give the new argument list the original's separators, slot by slot, and its trailing comma."""
+def _reflow_commas(original: Sequence, new: list) -> list:
+    """Give a new list of arguments (or dict elements) the original's separators slot by slot,
+    and its trailing comma (or none): multi-line calls keep their layout."""
     if not new:
         return new
     slots = [a.comma for a in original]
     last = slots[-1] if slots else cst.MaybeSentinel.DEFAULT
-    sep = _default_comma(original) if original else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    sep = next((c for c in reversed(slots[:-1]) if isinstance(c, cst.Comma)), _SPACE_COMMA)
     out = []
     for j, a in enumerate(new):
         if j == len(new) - 1:
@@ -166,19 +163,8 @@ class _Rewriter(cst.CSTTransformer):
         for op in edit.ops:
             if op.op == "add_kw":
                 out.append(cst.DictElement(cst.SimpleString(f"{quote}{op.name}{quote}"), _parse_value(op.value or "None")))
-        slots = [el.comma for el in elements]
-        last = slots[-1] if slots else cst.MaybeSentinel.DEFAULT
-        sep = next((c for c in reversed(slots[:-1]) if isinstance(c, cst.Comma)), cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        fixed = []
-        for j, el in enumerate(out):
-            if j == len(out) - 1:
-                fixed.append(el.with_changes(comma=last))
-            elif j < len(slots) - 1 and isinstance(slots[j], cst.Comma):
-                fixed.append(el.with_changes(comma=slots[j]))
-            else:
-                fixed.append(el.with_changes(comma=sep))
         self.applied.add(("dict", edit.lineno, edit.col))
-        return updated.with_changes(elements=fixed)
+        return updated.with_changes(elements=_reflow_commas(elements, out))
 
     def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.BaseSmallStatement | cst.RemovalSentinel:
         if isinstance(updated.names, cst.ImportStar) or updated.relative:

@@ -257,9 +257,6 @@ def main(args: argparse.Namespace) -> int:
     args.quiet = True
     if not hasattr(args, "only"):
         args.only = None
-    try:
-        if args.stage == "pre-commit":
-            return _pre_commit(args, repo, cfg)
-        return _follow_up(args, repo, cfg, args.stage)
-    except BenchOpError:
-        raise
+    if args.stage == "pre-commit":
+        return _pre_commit(args, repo, cfg)
+    return _follow_up(args, repo, cfg, args.stage)

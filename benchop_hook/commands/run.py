@@ -117,7 +117,8 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
                     run.outcomes.append(o)
             pending = sum(1 for fr in runnable for f in fr.findings if f.runtime_candidate)
             note = f"; {pending} call(s) can only be checked by a run" if pending else ""
-            echo(f"bench-op: static rewrite only (--no-run): {len(run.written)} benchmark file(s) rewritten{note}.")
+            n = len(run.written)
+            echo(f"bench-op: static rewrite only (--no-run): {n} benchmark file{'s' if n != 1 else ''} rewritten{note}.")
             run.status = "blocked" if hand else "done"
             run.exit_code = EXIT_BLOCKED if hand else EXIT_OK
             return run
@@ -212,7 +213,8 @@ def summary_line(run: RunOutcome) -> str:
     bad = [o for o in run.outcomes if o.status in ("blocked", "failed")] + list(run.blocked_static)
     parts = []
     if done:
-        parts.append(f"{len(done)} benchmark file(s) repaired and producing numbers")
+        n = len(done)
+        parts.append(f"{n} benchmark file{'s' if n != 1 else ''} repaired and producing numbers")
     if skipped:
         why = "not run (--no-run)" if all(o.reason and "--no-run" in o.reason for o in skipped) else "not run: no GPU"
         parts.append(f"{len(skipped)} fixed but {why}")

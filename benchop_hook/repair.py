@@ -471,9 +471,23 @@ def _split(res: RunResult, path: str) -> RunResult:
     sub.errors = [(n, f) for n, f in res.errors if n.split("::", 1)[0] == path]
     sub.selected = len(sub.tests)
     sub.collected = sub.selected + res.deselected.get(path, 0)
+    if res.benchmark_json:
+        sub.benchmark_json = _benchmarks_of(res.benchmark_json, path)
     if not sub.tests and not sub.errors and not res.timed_out and res.crashed_signal is None:
         sub.returncode = 5
     return sub
+
+
+def _benchmarks_of(doc: str, path: str) -> str | None:
+    """pytest-benchmark's JSON, cut down to one file's benchmarks."""
+    import json
+
+    try:
+        data = json.loads(doc)
+    except ValueError:
+        return None
+    data["benchmarks"] = [b for b in data.get("benchmarks", []) if str(b.get("fullname", "")).split("::", 1)[0] == path]
+    return json.dumps(data)
 
 
 def _culprit(res: RunResult, group: list[FileRepair]) -> FileRepair | None:

@@ -208,3 +208,28 @@ def test_no_run_is_static_only(repo: Repo, tmp_path: Path) -> None:
     assert r.returncode == 0 and "--no-run" in r.stdout
     assert "running benchmarks" not in r.stdout
     assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
+
+
+PB_BENCH = '''import torch
+
+from minitile.ops import SumFwdOp
+
+
+def test_sum_pytest_benchmark(benchmark):
+    x = torch.randn(64, 256)
+    op = SumFwdOp(64, 256, torch.float32)
+    benchmark(op, x)
+'''
+
+
+def test_numbers_from_pytest_benchmark_json(repo: Repo, tmp_path: Path) -> None:
+    repo.write("benchmarks/ops/bench_pb.py", PB_BENCH)
+    repo.commit("a pytest-benchmark benchmark")
+    reduction_change(repo)
+    repo.git("add", "-A")
+    r, data = run_json(repo, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    pb = next(b for b in data["benchmarks"] if b["path"] == "benchmarks/ops/bench_pb.py")
+    assert pb["status"] == "passed"
+    (n,) = [n for n in pb["numbers"] if n["case"] == "test_sum_pytest_benchmark"]
+    assert n["name"] == "latency" and n["unit"] == "ms" and n["value"] > 0

@@ -76,11 +76,19 @@ class _Scope:
     node: ast.AST | None  # FunctionDef or None for the module
     parent: _Scope | None
     assigns: dict[str, list[ast.expr]] = field(default_factory=dict)
-    loops: dict[str, list[tuple[ast.expr, int | None, str | None]]] = field(default_factory=dict)  # name -> (iter, tuple index, how)
+    loops: dict[str, list[tuple[ast.expr, int | None, int]]] = field(default_factory=dict)  # name -> (iter, tuple index, line; -1 in a comprehension)
     params: list[str] = field(default_factory=list)
     param_values: dict[str, list[ast.expr]] = field(default_factory=dict)  # from parametrize
     defined_funcs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     globals_: set[str] = field(default_factory=set)
+    is_class: bool = False  # a class body: its names are not visible inside its methods
+
+    def up(self) -> _Scope | None:
+        """The next scope a name is looked up in from inside this one (class bodies are skipped)."""
+        s = self.parent
+        while s is not None and s.is_class:
+            s = s.parent
+        return s
 
 
 def _char_col(lines: list[str], lineno: int, byte_col: int) -> int:
@@ -179,13 +187,15 @@ class ModuleAnalyzer:
                 continue
             if isinstance(child, ast.ClassDef):
                 scope.assigns.setdefault(child.name, [])
-                self._collect(child, scope)
+                body = _Scope(child, scope, is_class=True)
+                self.scopes[child] = body
+                self._collect(child, body)
                 continue
             if isinstance(child, (ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
                 if isinstance(child, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
                     for gen in child.generators:
                         for name, idx in _targets(gen.target):
-                            scope.loops.setdefault(name, []).append((gen.iter, idx, None))
+                            scope.loops.setdefault(name, []).append((gen.iter, idx, -1))
                 self._collect(child, scope)
                 continue
             if isinstance(child, ast.stmt) and node is self.tree:
@@ -203,24 +213,25 @@ class ModuleAnalyzer:
                     elif isinstance(stmt.value, (ast.Tuple, ast.List)) and idx < len(stmt.value.elts):
                         scope.assigns.setdefault(name, []).append(stmt.value.elts[idx])
                     else:
-                        scope.assigns.setdefault(name, []).append(ast.Subscript(value=stmt.value, slice=ast.Constant(idx)))
+                        scope.assigns.setdefault(name, []).append(
+                            ast.copy_location(ast.Subscript(value=stmt.value, slice=ast.Constant(idx)), stmt))
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
             scope.assigns.setdefault(stmt.target.id, []).append(stmt.value)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             for name, idx in _targets(stmt.target):
-                scope.loops.setdefault(name, []).append((stmt.iter, idx, None))
+                scope.loops.setdefault(name, []).append((stmt.iter, idx, stmt.lineno))
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             for item in stmt.items:
                 if item.optional_vars is not None:
                     for name, _ in _targets(item.optional_vars):
-                        scope.assigns.setdefault(name, []).append(ast.Name(id=UNKNOWN))
+                        scope.assigns.setdefault(name, []).append(ast.copy_location(ast.Name(id=UNKNOWN), stmt))
         elif isinstance(stmt, ast.Import) and scope.node is not None:
             for a in stmt.names:
                 if a.asname:
-                    scope.assigns.setdefault(a.asname, []).append(_ModuleMarker(a.name))
+                    scope.assigns.setdefault(a.asname, []).append(ast.copy_location(_ModuleMarker(a.name), stmt))
                 else:
                     top = a.name.split(".")[0]
-                    scope.assigns.setdefault(top, []).append(_ModuleMarker(top))
+                    scope.assigns.setdefault(top, []).append(ast.copy_location(_ModuleMarker(top), stmt))
         elif isinstance(stmt, ast.ImportFrom) and scope.node is not None:
             from benchop_hook.modules import resolve_relative
 
@@ -228,11 +239,12 @@ class ModuleAnalyzer:
             for a in stmt.names:
                 if a.name == "*":
                     continue
-                scope.assigns.setdefault(a.asname or a.name, []).append(ast.Attribute(value=_ModuleMarker(base), attr=a.name))
+                scope.assigns.setdefault(a.asname or a.name, []).append(
+                    ast.copy_location(ast.Attribute(value=_ModuleMarker(base), attr=a.name), stmt))
         elif isinstance(stmt, ast.Global):
             scope.globals_.update(stmt.names)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
-            scope.assigns.setdefault(stmt.target.id, []).append(ast.Name(id=UNKNOWN))
+            scope.assigns.setdefault(stmt.target.id, []).append(ast.copy_location(ast.Name(id=UNKNOWN), stmt))
 
     def scope_of(self, node: ast.AST) -> _Scope:
         cur: ast.AST | None = node
@@ -390,7 +402,7 @@ class ModuleAnalyzer:
                     else:
                         out.append(None)
                 return out
-            s = s.parent
+            s = s.up()
         return []
 
     def _eval_name(self, name: str, scope: _Scope, depth: int) -> set[Atom]:
@@ -436,7 +448,7 @@ class ModuleAnalyzer:
             if s is self.module_scope:
                 r = self._resolve(self.mi, name)
                 return {r} if r is not None else {UNKNOWN}
-            s = s.parent
+            s = s.up()
         return {UNKNOWN}
 
     def _local_callers(self, fname: str, index: int, pname: str, depth: int) -> set[Atom]:
@@ -523,7 +535,7 @@ class ModuleAnalyzer:
         while s is not None and s is not self.module_scope:
             if name in s.assigns or name in s.params or name in s.loops:
                 return False
-            s = s.parent
+            s = s.up()
         return name not in self.module_scope.assigns and name not in self.module_scope.loops
 
     def _site(self, node: ast.Call, atoms: set[Atom], method: str | None, via: str, scope: _Scope) -> CallSite:
@@ -582,7 +594,7 @@ class ModuleAnalyzer:
                 if any(isinstance(v, ast.Subscript) for v in vals):
                     return "dict"
                 return "alias"
-            s = s.parent
+            s = s.up()
         return "alias"
 
     def _literal_dict(self, node: ast.Call, scope: _Scope) -> list[tuple[str, str]] | None:
@@ -645,10 +657,13 @@ class ModuleAnalyzer:
         while s is not None:
             names.update(s.params)
             for n, vals in s.assigns.items():
-                if s is self.module_scope or any(getattr(v, "lineno", 0) <= line for v in vals):
+                # at module level anything defined is there when a test runs; in a function, only what came before
+                if s is self.module_scope or any((getattr(v, "lineno", None) or 10**9) <= line for v in vals):
                     names.add(n)
-            names.update(s.loops)
-            s = s.parent
+            for n, entries in s.loops.items():
+                if any(0 < at <= line for _, _, at in entries):  # a for-loop before the call; never a comprehension's
+                    names.add(n)
+            s = s.up()
         names.update(self.mi.imports)
         return names
 

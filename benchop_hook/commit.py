@@ -47,6 +47,7 @@ def merge3(root: str, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
 class CommitResult:
     sha: str
     files: list[str]
+    warnings: list[str]
 
 
 def follow_up_commit(root: str, git_dir: str, head: str, files: dict[str, bytes], message: str,
@@ -93,13 +94,18 @@ def follow_up_commit(root: str, git_dir: str, head: str, files: dict[str, bytes]
         if os.path.exists(tmp_index):
             os.unlink(tmp_index)  # our own temporary index (git removes its own lock on it)
     sha = gitrepo.git(root, "rev-parse", "HEAD").stdout.decode().strip()
-    # Bring the real index up to the new commit for these files (it held the old content).
+    # Bring the real index up to the new commit for these files, where it still held the old content;
+    # anything else there is the user's (staged) work and stays as it is.
+    warnings = []
     for path, (mode, blob) in blobs.items():
         old = gitrepo.git(root, "rev-parse", "-q", "--verify", f"{head}:{path}", check=False).stdout.decode().strip()
         entry = gitrepo.index_entry(root, path)
-        if entry is None or entry[1] == old:
-            gitrepo.git(root, "update-index", "--cacheinfo", f"{mode},{blob},{path}")
-    return CommitResult(sha, sorted(files))
+        if entry is None or entry[1] != old:
+            continue
+        proc = gitrepo.git(root, "update-index", "--cacheinfo", f"{mode},{blob},{path}", check=False)
+        if proc.returncode != 0:
+            warnings.append(f"committed, but the index entry of {path} still holds the old content: run `git reset -q -- {path}`")
+    return CommitResult(sha, sorted(files), warnings)
 
 
 def pre_commit_stash(ppid: int | None = None) -> bytes | None:

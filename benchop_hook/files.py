@@ -104,6 +104,13 @@ class TreeGuard:
         backup = os.path.join(self.backup_dir, path)
         if os.path.exists(backup):
             os.unlink(backup)
+        folder = os.path.dirname(backup)
+        while folder.startswith(self.backup_dir) and folder != os.path.dirname(self.backup_dir):
+            try:
+                os.rmdir(folder)  # only when empty
+            except OSError:
+                break
+            folder = os.path.dirname(folder)
 
 
 def save_patch(git_dir: str, path: str, before: bytes, after: bytes) -> str:

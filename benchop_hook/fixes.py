@@ -15,7 +15,7 @@ from enum import Enum
 from benchop_hook.binding import CallShape, bind
 from benchop_hook.callsites import Arg
 from benchop_hook.edits import Edit, EditKind, param_map
-from benchop_hook.signatures import Signature, is_constant_source
+from benchop_hook.signatures import Signature, free_names, is_constant_source
 
 
 class Status(str, Enum):
@@ -118,6 +118,7 @@ def plan(
     edits: Sequence[Edit],
     value_for: Callable[[str], Value],
     pins: Sequence[tuple[str, str, str]] = (),
+    in_scope: frozenset[str] | None = None,
 ) -> Plan | NoPlan:
     """The edit that makes `args` bind `new` as they bound `old`. `pins`: (param, value, note) to add."""
     if shape(args).splatted:
@@ -170,7 +171,9 @@ def plan(
             continue
         old_name = inverse.get(p.name)
         old_param = old.get(old_name) if old_name else None
-        if old_param is not None and old_param.default is not None and old_param.name not in old_t and is_constant_source(old_param.default):
+        if (old_param is not None and old_param.default is not None and old_param.name not in old_t
+                and is_constant_source(old_param.default)
+                and (in_scope is None or free_names(old_param.default) <= in_scope)):
             ops.append(ArgOp("add_kw", None, p.name, old_param.default))
             notes.append(f"{p.name}={old_param.default} added (it had that default before and is required now)")
             final.append(("kw", p.name, old_param.default))

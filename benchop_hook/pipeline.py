@@ -20,7 +20,7 @@ from benchop_hook.fixes import ArgOp, NoPlan, Plan, Status, Value, classify, def
 from benchop_hook.globs import matches
 from benchop_hook.locate import analyze
 from benchop_hook.modules import ClassRef, ParseCache, Project
-from benchop_hook.signatures import Signature, is_constant_source
+from benchop_hook.signatures import Signature, free_names, is_constant_source
 from benchop_hook.target import Target
 
 
@@ -36,9 +36,11 @@ class Finding:
     method: str | None = None
     fixed: bool = False  # the rewrite was applied
 
+    hand: bool = False  # a default to pin that bench-op could not write: the user should
+
     @property
     def needs_action(self) -> bool:
-        return self.status not in (Status.OK, Status.DEFAULT) and not self.fixed
+        return (self.status not in (Status.OK, Status.DEFAULT) or self.hand) and not self.fixed
 
     @property
     def runtime_candidate(self) -> bool:
@@ -145,6 +147,9 @@ def _value_for(site: CallSite, ev: TestEvidence | None, ref: ClassRef | None, si
         v = ev.value_for(ref, param, sig, old_sig, edits)
         if v.source is None:
             return Value(None, f"no variable of that name at the call, and {v.reason}")
+        missing = free_names(v.source) - site.scope_names
+        if missing:
+            return Value(None, f"the tests pass {param}={v.source}, but {', '.join(sorted(missing))} is not defined in the benchmark")
         return Value(v.source, v.reason)
     return value_for
 
@@ -388,6 +393,7 @@ class StaticPass:
         if status is Status.STALE:
             return Finding(site, op, status, problem, why_not="it did not bind before this change either: fix it by hand", method=method)
         info: list[str] = []
+        hand, hand_note, what = False, "", ""
         pins: list[tuple[str, str, str]] = []
         ref = change.new
         for e in default_pins(args, old_sig, new_sig, edits):
@@ -396,6 +402,10 @@ class StaticPass:
                 info.append(f"{what}; not pinned (pin-defaults = false)")
             elif not is_constant_source(e.old_default or ""):
                 info.append(f"{what}; not pinned: the old default is not a constant")
+            elif free_names(e.old_default or "") - site.scope_names:
+                missing = ", ".join(sorted(free_names(e.old_default or "") - site.scope_names))
+                hand_note = f"not pinned: {missing} is not imported in the benchmark; pin {e.name}={e.old_default} by hand"
+                hand = True
             else:
                 adopted = ev.adopts_new_default(ref, e.name, e.old_default or "", e.new_default, new_sig) if ref else None
                 if adopted:
@@ -403,6 +413,8 @@ class StaticPass:
                 else:
                     pins.append((e.name, e.old_default or "", f"{e.name}={e.old_default} pinned: the default changed to {e.new_default}, and the benchmark measured {e.old_default}"))
         if status is Status.OK and not pins:
+            if hand:
+                return Finding(site, op, Status.DEFAULT, what, info=info, method=method, hand=True, why_not=hand_note)
             if info:
                 return Finding(site, op, Status.DEFAULT, info[0], info=info, method=method)
             if change.status in ("renamed", "moved"):
@@ -414,7 +426,7 @@ class StaticPass:
             problem = f"relies on the default of '{pins[0][0]}', which changed"
         if splat_expanded:
             problem += " (through a literal **dict)"
-        p = plan(args, old_sig, new_sig, edits, _value_for(site, ev, ref, new_sig, old_sig, edits), pins)
+        p = plan(args, old_sig, new_sig, edits, _value_for(site, ev, ref, new_sig, old_sig, edits), pins, site.scope_names)
         if isinstance(p, NoPlan):
             return Finding(site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=info, method=method)
         return Finding(site, op, status, problem, plan=p, info=info, method=method)
@@ -474,7 +486,12 @@ class StaticPass:
         data = fr.before or b""
         tree = ast.parse(data)
         lines = data.decode("utf-8-sig", "replace").splitlines()
-        call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == site.lineno), None)
+        def char_col(lineno: int, byte_col: int) -> int:
+            return len(lines[lineno - 1].encode("utf-8")[:byte_col].decode("utf-8", "replace")) if lineno - 1 < len(lines) else byte_col
+
+        call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == site.lineno
+                     and n.end_lineno == site.end_lineno and char_col(n.lineno, n.col_offset) == site.col
+                     and char_col(n.end_lineno or n.lineno, n.end_col_offset or 0) == site.end_col), None)
         if call is None:
             return None
         kw = next((k for k in call.keywords if k.arg is None), None)
@@ -482,8 +499,9 @@ class StaticPass:
             return None
         node: ast.AST | None = kw.value if isinstance(kw.value, ast.Dict) else None
         if node is None and isinstance(kw.value, ast.Name):
-            fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                       and n.lineno <= site.lineno <= (n.end_lineno or 0)), None)
+            around = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      and n.lineno <= site.lineno <= (n.end_lineno or 0)]
+            fn = max(around, key=lambda n: n.lineno) if around else None  # the innermost
             for n in ast.walk(fn) if fn is not None else []:
                 if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == kw.value.id for t in n.targets) and isinstance(n.value, ast.Dict):
                     node = n.value
@@ -504,7 +522,7 @@ class StaticPass:
                 ops.append(op)
             else:
                 return None
-        col = len(lines[node.lineno - 1].encode("utf-8")[: node.col_offset].decode("utf-8", "replace"))  # type: ignore[attr-defined]
+        col = char_col(node.lineno, node.col_offset)  # type: ignore[attr-defined]
         from benchop_hook.rewrite import DictEdit
 
         return DictEdit(node.lineno, col, tuple(ops))  # type: ignore[attr-defined]

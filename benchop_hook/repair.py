@@ -57,6 +57,8 @@ class FileOutcome:
     content: bytes | None = None  # the file as bench-op leaves it (None: unchanged)
     notes: list[str] = field(default_factory=list)
     cases: int = 0
+    written: set[str] = field(default_factory=set)  # other files the repairs wrote (a helper the traceback pointed at)
+    uses: set[str] = field(default_factory=set)  # helpers bench-op changed that this file imports
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -419,6 +421,8 @@ class FileRepair:
                 return
             self.repairs += 1
             ctx.write(fix.path, fix.content)
+            if fix.path != out.path:
+                out.written.add(fix.path)
             out.fixes.append(fix.description)
             ctx.echo(f"bench-op: repaired from the traceback: {fix.description}")
             return

@@ -149,7 +149,10 @@ def outcome_lines(o) -> list[str]:  # noqa: ANN001 - repair.FileOutcome (importe
     gpus = f" (GPU {', '.join(sorted(o.gpus))})" if o.gpus and any(o.gpus) else ""
     runs = f"{_plural(o.runs, 'run')}, {o.seconds:.1f} s{where}{gpus}"
     lines: list[str] = []
-    if o.status == "passed":
+    if getattr(o, "helper", False):
+        lines.append(f"bench-op: {o.path}: " + (f"fixed; {o.reason}" if o.status != "blocked" else f"blocked: {o.reason}"))
+        return lines
+    elif o.status == "passed":
         lines.append(f"bench-op: {o.path}: passed with numbers ({_plural(o.cases, 'case')}, {runs})")
         lines.extend("    " + row for row in table(o.numbers))
     elif o.status == "skipped":

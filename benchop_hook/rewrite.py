@@ -58,49 +58,105 @@ _NO_SPACE = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespa
 _SPACE_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
-def _reflow_commas(original: Sequence, new: list) -> list:
-    """Give a new list of arguments (or dict elements) the original's separators slot by slot,
-    and its trailing comma (or none): multi-line calls keep their layout."""
-    if not new:
-        return new
-    slots = [a.comma for a in original]
-    last = slots[-1] if slots else cst.MaybeSentinel.DEFAULT
-    sep = next((c for c in reversed(slots[:-1]) if isinstance(c, cst.Comma)), _SPACE_COMMA)
+def _plain(c: cst.Comma) -> cst.Comma:
+    """A separator with its line layout but without the comment that follows it."""
+    ws = c.whitespace_after
+    if isinstance(ws, cst.ParenthesizedWhitespace) and ws.first_line.comment is not None:
+        return c.with_changes(whitespace_after=ws.with_changes(first_line=cst.TrailingWhitespace()))
+    return c
+
+
+def _merge(own: cst.Comma, layout: cst.Comma) -> cst.Comma:
+    """The comment after `own` (it describes its argument), with the line layout of `layout`."""
+    ows, lws = own.whitespace_after, layout.whitespace_after
+    if isinstance(ows, cst.ParenthesizedWhitespace) and isinstance(lws, cst.ParenthesizedWhitespace):
+        return layout.with_changes(whitespace_after=lws.with_changes(first_line=ows.first_line))
+    return layout
+
+
+def _reflow_commas(original: Sequence, items: list) -> list:
+    """Separators for a new list of arguments (or dict elements), each given as (node, index in the
+    original or None when added): every kept element keeps its own comma and the comment after it;
+    the new last one takes the original last one's layout (trailing comma or not); added ones get a
+    plain separator. Multi-line calls keep one argument per line with its comment."""
+    if not items:
+        return []
+    n = len(original)
+    last_comma = original[-1].comma if n else cst.MaybeSentinel.DEFAULT
+    middle = [original[i].comma for i in range(n - 1) if isinstance(original[i].comma, cst.Comma)]
+    sep = _plain(middle[-1]) if middle else _SPACE_COMMA
     out = []
-    for j, a in enumerate(new):
-        if j == len(new) - 1:
-            out.append(a.with_changes(comma=last))
-        elif j < len(slots) - 1 and isinstance(slots[j], cst.Comma):
-            out.append(a.with_changes(comma=slots[j]))
+    for j, (node, idx) in enumerate(items):
+        own = original[idx].comma if idx is not None else None
+        if j < len(items) - 1:
+            if idx is not None and idx < n - 1 and isinstance(own, cst.Comma):
+                c = own
+            elif isinstance(own, cst.Comma):
+                c = _merge(own, sep)  # the old last one, no longer last
+            else:
+                c = sep
+            if idx == n - 1 and isinstance(node, cst.Arg):
+                node = node.with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
         else:
-            out.append(a.with_changes(comma=sep))
+            if idx == n - 1:
+                c = own
+            elif isinstance(last_comma, cst.Comma):
+                c = _merge(own, last_comma) if isinstance(own, cst.Comma) else _plain(last_comma)
+            else:
+                c = cst.MaybeSentinel.DEFAULT
+            if isinstance(node, cst.Arg) and n and idx != n - 1:
+                node = node.with_changes(whitespace_after_arg=original[-1].whitespace_after_arg)
+        out.append(node.with_changes(comma=c))
     return out
+
+
+def _comments(node: cst.CSTNode) -> list[str]:
+    found: list[str] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Comment(self, c: cst.Comment) -> None:
+            found.append(c.value)
+
+    node.visit(_Collect())
+    return sorted(found)
 
 
 def _parse_value(src: str) -> cst.BaseExpression:
     return cst.parse_expression(src)
 
 
+class CommentsWouldMove(Exception):
+    """A rewrite that would lose or move a comment is not made."""
+
+
 def edit_args(args: Sequence[cst.Arg], ops: Sequence[ArgOp]) -> list[cst.Arg]:
     by_index = {op.index: op for op in ops if op.index is not None}
-    out: list[cst.Arg] = []
+    items: list[tuple[cst.Arg, int | None]] = []
+    dropped: list[str] = []
     for i, a in enumerate(args):
         op = by_index.get(i)
         if op is None:
-            out.append(a)
+            items.append((a, i))
         elif op.op == "drop":
-            continue
+            dropped += _comments(a)
         elif op.op == "rename":
-            out.append(a.with_changes(keyword=cst.Name(op.name or "")))
+            items.append((a.with_changes(keyword=cst.Name(op.name or "")), i))
         elif op.op == "to_kw":
-            out.append(a.with_changes(keyword=cst.Name(op.name or ""), equal=_NO_SPACE))
+            items.append((a.with_changes(keyword=cst.Name(op.name or ""), equal=_NO_SPACE), i))
     adds = [op for op in ops if op.op == "add_kw"]
     # New keywords go after the existing ones but before any **splat.
-    insert_at = next((j for j, a in enumerate(out) if a.star == "**"), len(out))
+    insert_at = next((j for j, (a, _) in enumerate(items) if a.star == "**"), len(items))
     for op in adds:
-        out.insert(insert_at, cst.Arg(value=_parse_value(op.value or "None"), keyword=cst.Name(op.name or ""), equal=_NO_SPACE))
+        items.insert(insert_at, (cst.Arg(value=_parse_value(op.value or "None"), keyword=cst.Name(op.name or ""), equal=_NO_SPACE), None))
         insert_at += 1
-    return _reflow_commas(args, out)
+    out = _reflow_commas(args, items)
+    before = [c for a in args for c in _comments(a)]
+    for c in dropped:
+        before.remove(c)
+    after = [c for a in out for c in _comments(a)]
+    if sorted(before) != sorted(after):
+        raise CommentsWouldMove("a comment in this call would be lost or moved: fix it by hand")
+    return out
 
 
 class _Rewriter(cst.CSTTransformer):
@@ -126,6 +182,9 @@ class _Rewriter(cst.CSTTransformer):
             return updated
         try:
             new_args = edit_args(updated.args, edit.ops)
+        except CommentsWouldMove as exc:
+            self.failed.append(f"line {edit.lineno}: {exc}")
+            return updated
         except Exception as exc:  # noqa: BLE001 - a value that does not parse: report, never crash
             self.failed.append(f"line {edit.lineno}: {exc}")
             return updated
@@ -145,16 +204,16 @@ class _Rewriter(cst.CSTTransformer):
         if edit is None:
             return updated
         elements = list(updated.elements)
-        out: list[cst.BaseDictElement] = []
-        for el in elements:
+        items: list = []
+        for i, el in enumerate(elements):
             key = el.key if isinstance(el, cst.DictElement) else None
             name = key.evaluated_value if isinstance(key, cst.SimpleString) else None
             op = next((o for o in edit.ops if o.op in ("drop", "rename") and o.name == name), None)
             if op is None:
-                out.append(el)
+                items.append((el, i))
             elif op.op == "rename" and isinstance(key, cst.SimpleString):
                 q = key.value[0] if key.value[0] in "'\"" else '"'
-                out.append(el.with_changes(key=cst.SimpleString(f"{q}{op.value}{q}")))
+                items.append((el.with_changes(key=cst.SimpleString(f"{q}{op.value}{q}")), i))
         quote = '"'
         for el in elements:
             if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString):
@@ -162,9 +221,9 @@ class _Rewriter(cst.CSTTransformer):
                 break
         for op in edit.ops:
             if op.op == "add_kw":
-                out.append(cst.DictElement(cst.SimpleString(f"{quote}{op.name}{quote}"), _parse_value(op.value or "None")))
+                items.append((cst.DictElement(cst.SimpleString(f"{quote}{op.name}{quote}"), _parse_value(op.value or "None")), None))
         self.applied.add(("dict", edit.lineno, edit.col))
-        return updated.with_changes(elements=_reflow_commas(elements, out))
+        return updated.with_changes(elements=_reflow_commas(elements, items))
 
     def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.BaseSmallStatement | cst.RemovalSentinel:
         if isinstance(updated.names, cst.ImportStar) or updated.relative:

@@ -163,6 +163,15 @@ def is_constant_source(src: str) -> bool:
     return _constant(node)
 
 
+def free_names(src: str) -> set[str]:
+    """The names an expression needs from its scope (`torch` for `torch.float16`)."""
+    try:
+        node = ast.parse(src, mode="eval")
+    except SyntaxError:
+        return {"?"}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
 def _constant(node: ast.expr) -> bool:
     if isinstance(node, ast.Constant):
         return True

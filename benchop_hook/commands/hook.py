@@ -43,19 +43,24 @@ def _with_commit(args, repo, cfg, target, changes) -> RunOutcome:  # noqa: ANN00
                            "finish it, or use --no-commit to fix the working tree only.")
     stash = pre_commit_stash()
     heads: dict[str, bytes] = {}
+    crlf: set[str] = set()  # checked out with CRLF line endings (core.autocrlf): written back the same way
 
     def prepare(fr):  # noqa: ANN001, ANN202 - the content to put on disk, or why to leave the file alone
         heads[fr.path] = fr.before or b""
         user = read_bytes(os.path.join(root, fr.path))
         entry = gitrepo.index_entry(root, fr.path)
         head_blob = gitrepo.git(root, "rev-parse", "-q", "--verify", f"{head}:{fr.path}", check=False).stdout.decode().strip()
-        if entry is not None and entry[1] != head_blob:
-            return "it has staged changes that are not in HEAD; commit or unstage them, then run `bench-op run`"
+        if entry is None or entry[1] != head_blob:
+            return "it has staged changes that are not in HEAD (or is staged for removal); commit or unstage them, then run `bench-op run`"
         fixed = fr.after if fr.changed else fr.before
         if user is None or fixed is None:
             return "it is not a regular file in the working tree"
         if user == fr.before:
             return fixed
+        base = fr.before or b""
+        if b"\r\n" in user and b"\r\n" not in base and user.replace(b"\r\n", b"\n") == base:
+            crlf.add(fr.path)
+            return fixed.replace(b"\n", b"\r\n")
         merged = merge3(root, fr.before or b"", user, fixed)
         if merged is None:
             path = save_patch(repo.git_dir, fr.path, fr.before or b"", fixed)
@@ -63,38 +68,57 @@ def _with_commit(args, repo, cfg, target, changes) -> RunOutcome:  # noqa: ANN00
         return merged
 
     run = execute(args, repo, cfg, target, changes, bench_from="target", prepare=prepare, finalize=False)
-    guard = run.guard  # type: ignore[attr-defined]
+    guard = getattr(run, "guard", None)
+    if guard is None:
+        return run  # nothing was written: nothing to commit
     paths = Paths(cfg)
+    committed = False
     try:
         commit_files: dict[str, bytes] = {}
-        for o in run.outcomes:
-            if o.status not in ("passed", "skipped") or o.path not in guard.current:
+        for comp_paths, members in getattr(run, "components", []):
+            if any(o.status in ("blocked", "failed") for o in members):
                 continue
-            final = guard.current[o.path]
-            user = guard.originals[o.path]
-            base = heads.get(o.path, user)
-            content = final if user == base else merge3(root, user, base, final)
-            if content is None:
-                o.status, o.reason, o.late = "blocked", "the repair overlaps your unstaged edits", True
-                o.patch = save_patch(repo.git_dir, o.path, user, final)
-                guard.restore(o.path)
+            contents: dict[str, bytes] = {}
+            problem = None
+            for path in sorted(p for p in comp_paths if p in guard.current):
+                final = guard.current[path]
+                user = guard.originals[path]
+                base = heads.get(path) or gitrepo.git(root, "show", f"{head}:{path}", check=False).stdout
+                if path in crlf:
+                    content: bytes | None = final.replace(b"\r\n", b"\n")
+                else:
+                    content = final if user == base else merge3(root, user, base, final)
+                if content is None:
+                    problem = (path, "the repair overlaps your unstaged edits", save_patch(repo.git_dir, path, user, final))
+                    break
+                if stash is not None and touches(stash, path) and not patch_applies(root, repo.git_dir, head, path, final, stash):
+                    problem = (path, "the fix overlaps your unstaged edits (stashed by pre-commit), so it was not committed",
+                               save_patch(repo.git_dir, path, base, content))
+                    break
+                if content != base:
+                    contents[path] = content
+            if problem is not None:
+                path, why, patch = problem
+                for o in members:
+                    o.status, o.late, o.patch = "blocked", True, patch
+                    o.reason = why if o.path == path else f"{path}, which it shares, was left alone: {why}"
+                for p in comp_paths:
+                    guard.restore(p)
                 continue
-            if stash is not None and touches(stash, o.path) and not patch_applies(root, repo.git_dir, head, o.path, final, stash):
-                o.status, o.reason, o.late = "blocked", "the fix overlaps your unstaged edits (stashed by pre-commit), so it was not committed", True
-                o.patch = save_patch(repo.git_dir, o.path, base, content)
-                guard.restore(o.path)
-                continue
-            if content != base:
-                commit_files[o.path] = content
+            commit_files.update(contents)
         if commit_files and not getattr(args, "no_commit", False):
             message = commit_message(run, commit_files)
             res = follow_up_commit(root, repo.git_dir, head, commit_files, message, paths.bench)
+            committed = True
             run.commit = res.sha  # type: ignore[attr-defined]
             echo(f"bench-op: committed {res.sha[:12]} {message.splitlines()[0]}")
+            for w in res.warnings:
+                echo(f"bench-op: {w}")
         for path in list(guard.originals):
             guard.keep(path)
     except BaseException:
-        guard.restore_all()
+        if not committed:  # once the commit exists, the working tree matches it: nothing to undo
+            guard.restore_all()
         raise
     for o in run.outcomes:
         if o.status == "blocked" and getattr(o, "late", False):

@@ -57,7 +57,7 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
     """
     from benchop_hook.commands.common import static
     from benchop_hook.files import TreeGuard, save_patch
-    from benchop_hook.pipeline import Paths
+    from benchop_hook.pipeline import FileResult, Paths
     from benchop_hook.repair import LoopContext, repair_all
     from benchop_hook.report import outcome_lines, render_check, unified_diff
     from benchop_hook.runner import probe, resolve_python, uses_benchmark_fixture
@@ -69,9 +69,10 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
     run = RunOutcome("nothing-to-do", result)
     affected = [fr for fr in result.files if fr.findings and not fr.error and any(
         f.fixed or f.needs_action for f in fr.findings)]
-    shard = {os.path.normpath(f) for f in (getattr(args, "files", None) or [])}
-    if shard and target.mode != "all":
-        affected = [fr for fr in affected if fr.path in shard]  # a shard: only these files
+    shard = {os.path.normpath(f) for f in (getattr(args, "files", None) or [])} if target.mode != "all" else set()
+    if shard:
+        # a shard: only these files, and the helpers without tests they may import
+        affected = [fr for fr in affected if fr.path in shard or not has_tests(fr.after or fr.before)]
     if not affected:
         run.exit_code = EXIT_BLOCKED if result.broken else EXIT_OK
         run.status = "blocked" if result.broken else "nothing-to-do"
@@ -84,6 +85,23 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
     for fr in hand:
         f = next(f for f in fr.findings if f.needs_action and not f.runtime_candidate)
         echo(f"bench-op: {fr.path}: blocked: {f.site.path}:{f.site.lineno} {f.why_not or f.problem}; nothing was written to it")
+    # A module without tests (a helper under benchmarks/) is checked by the benchmark files that import it.
+    tested = [fr for fr in runnable if has_tests(fr.after or fr.before)]
+    helpers = [fr for fr in runnable if fr not in tested]
+    uses: dict[str, set[str]] = {}  # benchmark file -> helpers it imports that bench-op changed
+    extra_jobs: list = []
+    for h in list(helpers):
+        importers = find_importers(result.context, repo.root, h.path, paths.bench)  # type: ignore[attr-defined]
+        if shard:
+            importers = [p for p in importers if p in shard]
+            if not importers:
+                helpers.remove(h)  # another shard's business
+                runnable.remove(h)
+                continue
+        for p in importers:
+            uses.setdefault(p, set()).add(h.path)
+            if p not in {fr.path for fr in tested} and p not in {fr.path for fr in extra_jobs}:
+                extra_jobs.append(FileResult(p, before=result.context.src.bench.read(p)))  # type: ignore[attr-defined]
     guard = TreeGuard(repo.root, repo.git_dir, paths.bench)
     run.guard = guard  # type: ignore[attr-defined]
     run.excluded = []  # type: ignore[attr-defined]
@@ -115,6 +133,7 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
                     run.written[fr.path] = guard.current[fr.path]
                     o = _static_outcome(fr, guard.current[fr.path])
                     run.outcomes.append(o)
+            run.components = components(run.outcomes, [])  # type: ignore[attr-defined]
             pending = sum(1 for fr in runnable for f in fr.findings if f.runtime_candidate)
             note = f"; {pending} call(s) can only be checked by a run" if pending else ""
             n = len(run.written)
@@ -131,7 +150,9 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
             max_iterations=max_it, pytest_args=cfg.pytest_args, echo=echo, write=guard.write, read=guard.read,
             log_dir=os.path.join(repo.git_dir, "bench-op", "logs"),
         )
-        jobs = [(fr, not any(f.runtime_candidate for f in fr.findings)) for fr in runnable]
+        tested = [fr for fr in tested if fr in runnable]
+        helpers = [fr for fr in helpers if fr in runnable]
+        jobs = [(fr, not any(f.runtime_candidate for f in fr.findings)) for fr in tested] + [(fr, True) for fr in extra_jobs]
         gpus = _gpus(args, cfg, interp, len(jobs))
         if len(gpus) >= 2:
             echo(f"bench-op: spreading {len(jobs)} benchmark files over GPUs {', '.join(gpus)} (pytest-xdist, one file per GPU at a time)")
@@ -143,19 +164,47 @@ def execute(args: argparse.Namespace, repo, cfg, target, changes, *, bench_from:
         if len(gpus) == 1:
             for o in outcomes:
                 o.gpus = {gpus[0]}
-        for (fr, _), o in zip(jobs, outcomes):
-            if o.status in ("blocked", "failed"):
-                current = guard.read(fr.path)
-                original = guard.originals.get(fr.path)
-                if current is not None and original is not None and current != original:
-                    o.patch = save_patch(repo.git_dir, fr.path, original, current)
-                guard.restore(fr.path)
+        for o in outcomes:
+            o.uses = uses.get(o.path, set())  # type: ignore[attr-defined]
+        helper_outcomes = []
+        for h in helpers:
+            users = sorted(p for p, hs in uses.items() if h.path in hs)
+            ho = _static_outcome(h, guard.current.get(h.path, h.after or b""),
+                                 f"checked through {', '.join(users)}" if users else "no benchmark file imports it; its static fix stands")
+            ho.helper = True  # type: ignore[attr-defined]
+            if users:
+                ho.status = "passed"
+            helper_outcomes.append(ho)
+        run.components = components(outcomes, helper_outcomes)  # type: ignore[attr-defined]
+        for comp_paths, members in run.components:  # type: ignore[attr-defined]
+            bad = [o for o in members if o.status in ("blocked", "failed")]
+            for o in members:
+                if bad and o.status not in ("blocked", "failed"):
+                    if getattr(o, "helper", False):
+                        why = f"put back as it was: {bad[0].path}, which imports it, is blocked"
+                    else:
+                        shared = sorted((comp_paths - {o.path}) & (set(o.uses) | set(o.written) | set(bad[0].uses) | set(bad[0].written)))
+                        why = f"put back as it was: it shares {', '.join(shared) or 'a helper'} with {bad[0].path}, which is blocked"
+                    o.status, o.reason = "blocked", why
+            if bad:
+                patches = []
+                for path in sorted(comp_paths):
+                    current, original = guard.read(path), guard.originals.get(path)
+                    if current is not None and original is not None and current != original:
+                        patches.append(save_patch(repo.git_dir, path, original, current))
+                    guard.restore(path)
+                for o in members:
+                    o.patch = o.patch or (patches[0] if len(patches) == 1 else (", ".join(patches) if patches else None))
             else:
-                if finalize:
-                    guard.keep(fr.path)
-                if fr.path in guard.current:
-                    o.content = guard.current[fr.path]
-                    run.written[fr.path] = o.content
+                for path in comp_paths:
+                    if finalize:
+                        guard.keep(path)
+                    if path in guard.current:
+                        run.written[path] = guard.current[path]
+                for o in members:
+                    if o.path in guard.current:
+                        o.content = guard.current[o.path]
+        for o in [*outcomes, *helper_outcomes]:
             for line in outcome_lines(o):
                 echo(line)
             run.outcomes.append(o)
@@ -196,10 +245,70 @@ def _gpus(args: argparse.Namespace, cfg, interp, n_files: int) -> list[str]:  # 
     return gpus if n_files >= 2 else gpus[:1]
 
 
-def _static_outcome(fr, content: bytes):  # noqa: ANN001
+def has_tests(data: bytes | None) -> bool:
+    """A pytest module: a top-level test function or Test class."""
+    import ast
+
+    try:
+        tree = ast.parse(data or b"")
+    except (SyntaxError, ValueError):
+        return True  # let pytest say what is wrong with it
+    return any((isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"))
+               or (isinstance(n, ast.ClassDef) and n.name.startswith("Test")) for n in tree.body)
+
+
+def find_importers(sp, root: str, helper: str, is_bench) -> list[str]:  # noqa: ANN001
+    """Benchmark files with tests that import `helper` (by its module name)."""
+    from benchop_hook.modules import parse_source
+
+    module = sp.new_p.module_name(helper)
+    leaf = module.rsplit(".", 1)[-1].encode()
+    out = []
+    for path in sp.src.bench.paths():
+        if path == helper or not is_bench(path):
+            continue
+        data = sp.src.bench.read(path)
+        if data is None or leaf not in data or not has_tests(data):
+            continue
+        mi = parse_source(data, path, sp.new_p.module_name(path))
+        for target in mi.imports.values():
+            names = {target[1]} if target[0] == "module" else {target[1], f"{target[1]}.{target[2]}"}
+            if module in names or any(n.startswith(module + ".") for n in names):
+                out.append(path)
+                break
+    return sorted(out)
+
+
+def components(outcomes: list, helper_outcomes: list) -> list[tuple[set[str], list]]:  # noqa: ANN001
+    """Files that stand or fall together: a benchmark, the helpers it imports, the files its repairs wrote."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(a: str, b: str) -> None:
+        parent[find(a)] = find(b)
+
+    for o in [*outcomes, *helper_outcomes]:
+        find(o.path)
+        for p in (*getattr(o, "written", ()), *getattr(o, "uses", ())):
+            union(o.path, p)
+    groups: dict[str, tuple[set[str], list]] = {}
+    for path in list(parent):
+        groups.setdefault(find(path), (set(), []))[0].add(path)
+    for o in [*outcomes, *helper_outcomes]:
+        groups[find(o.path)][1].append(o)
+    return list(groups.values())
+
+
+def _static_outcome(fr, content: bytes, reason: str = "not run (--no-run)"):  # noqa: ANN001
     from benchop_hook.repair import FileOutcome
 
-    o = FileOutcome(fr.path, status="skipped", reason="not run (--no-run)")
+    o = FileOutcome(fr.path, status="skipped", reason=reason)
     from benchop_hook.repair import fix_lines
 
     o.fixes = fix_lines(fr)
@@ -208,8 +317,9 @@ def _static_outcome(fr, content: bytes):  # noqa: ANN001
 
 
 def summary_line(run: RunOutcome) -> str:
-    done = [o for o in run.outcomes if o.status == "passed"]
-    skipped = [o for o in run.outcomes if o.status == "skipped"]
+    done = [o for o in run.outcomes if o.status == "passed" and not getattr(o, "helper", False)]
+    skipped = [o for o in run.outcomes if o.status == "skipped" and not getattr(o, "helper", False)]
+    helpers = [o for o in run.outcomes if getattr(o, "helper", False) and o.status in ("passed", "skipped")]
     bad = [o for o in run.outcomes if o.status in ("blocked", "failed")] + list(run.blocked_static)
     parts = []
     if done:
@@ -218,6 +328,8 @@ def summary_line(run: RunOutcome) -> str:
     if skipped:
         why = "not run (--no-run)" if all(o.reason and "--no-run" in o.reason for o in skipped) else "not run: no GPU"
         parts.append(f"{len(skipped)} fixed but {why}")
+    if helpers:
+        parts.append(f"{len(helpers)} helper module{'s' if len(helpers) != 1 else ''} fixed")
     excluded = getattr(run, "excluded", [])
     if excluded:
         parts.append(f"{len(excluded)} left alone")

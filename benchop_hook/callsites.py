@@ -11,7 +11,7 @@ instances, for method calls) that can reach it; anything it cannot follow is
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from benchop_hook.modules import ClassRef, ModuleInfo, ModuleRef, dotted
@@ -91,11 +91,26 @@ class _Scope:
         return s
 
 
-def _char_col(lines: list[str], lineno: int, byte_col: int) -> int:
+def char_col(lines: list[str], lineno: int, byte_col: int) -> int:
+    """ast's byte column as a character column (what CallSite and libcst positions use)."""
     if lineno - 1 >= len(lines):
         return byte_col
     line = lines[lineno - 1]
     return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+
+def local_binding(fn: ast.AST, name: str, params: Iterable[str]) -> ast.expr | None:
+    """The value of the one plain `name = ...` in `fn`, when `name` is not a parameter and nothing else binds it.
+
+    The one reader of "is `**name` a dict built here" that the static pass and the repair loop share.
+    """
+    if name in params:
+        return None
+    assigns = [n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+               and any(isinstance(t, ast.Name) and t.id == name for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+    if len(assigns) != 1 or not isinstance(assigns[0], ast.Assign):
+        return None
+    return assigns[0].value
 
 
 def _targets(t: ast.expr) -> Iterator[tuple[str, int | None]]:
@@ -198,9 +213,7 @@ class ModuleAnalyzer:
                             scope.loops.setdefault(name, []).append((gen.iter, idx, -1))
                 self._collect(child, scope)
                 continue
-            if isinstance(child, ast.stmt) and node is self.tree:
-                self._visit_stmt(child, scope)
-            elif isinstance(child, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(child, ast.stmt) and (node is self.tree or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))):
                 self._visit_stmt(child, scope)
             self._collect(child, scope)
 
@@ -476,7 +489,7 @@ class ModuleAnalyzer:
     def _eval_param_value(self, values: ast.expr, scope: _Scope, depth: int) -> set[Atom]:
         # `values` is Subscript(<argvalues>, i): element i of each row (None: the row itself).
         assert isinstance(values, ast.Subscript)
-        idx = values.slice.value if isinstance(values.slice, ast.Constant) else None
+        idx = values.slice.value if isinstance(values.slice, ast.Constant) and isinstance(values.slice.value, int) else None
         return self._eval_elements(values.value, idx, scope, depth)
 
     def _eval_elements(self, iterable: ast.expr, idx: int | None, scope: _Scope, depth: int) -> set[Atom]:
@@ -567,9 +580,9 @@ class ModuleAnalyzer:
         return CallSite(
             path=self.mi.path,
             lineno=node.lineno,
-            col=_char_col(self.lines, node.lineno, node.col_offset),
+            col=char_col(self.lines, node.lineno, node.col_offset),
             end_lineno=node.end_lineno or node.lineno,
-            end_col=_char_col(self.lines, node.end_lineno or node.lineno, node.end_col_offset or 0),
+            end_col=char_col(self.lines, node.end_lineno or node.lineno, node.end_col_offset or 0),
             func_source=self.segment(node.func),
             args=tuple(args),
             atoms=frozenset(atoms),
@@ -611,11 +624,9 @@ class ModuleAnalyzer:
             return None
         name = value.id
         fn = scope.node
-        assigns = [n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-                   and any(isinstance(t, ast.Name) and t.id == name for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
-        if name in scope.params or len(assigns) != 1 or not isinstance(assigns[0], ast.Assign):
+        src = local_binding(fn, name, scope.params)
+        if src is None:
             return None
-        src = assigns[0].value
         if isinstance(src, ast.Dict):
             items = self._dict_items(src)
         elif isinstance(src, ast.Call) and dotted(src.func) == "dict" and not src.args and all(k.arg for k in src.keywords):
@@ -632,9 +643,8 @@ class ModuleAnalyzer:
                     items.append((t.slice.value, self.segment(n.value)))
                 else:
                     return None
-            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and n.func.value.id == name:
-                return None
-            elif isinstance(n, ast.Delete):
+            elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                  and n.func.value.id == name) or isinstance(n, ast.Delete):
                 return None
             elif isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
                 parent = self.parents.get(n)

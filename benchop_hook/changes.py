@@ -38,11 +38,7 @@ class OpChange:
 
     @property
     def name(self) -> str:
-        return (self.new or self.old).name  # type: ignore[union-attr]
-
-    @property
-    def ctor_changed(self) -> bool:
-        return bool(self.edits)
+        return (self.new or self.old).name  # type: ignore[union-attr]  # a change has an old or a new class, or both
 
     def headline(self) -> str:
         old = f"{self.old.name}{self.old_sig.render() if self.old_sig else '(?)'}" if self.old else "?"

@@ -73,9 +73,7 @@ def _could_be_rename(old: Param, new: Param, old_i: int, new_i: int) -> bool:
     """Same position, same kind, same required-ness, and nothing that contradicts it."""
     if old_i != new_i or old.kind is not new.kind or old.required != new.required:
         return False
-    if old.annotation and new.annotation and old.annotation != new.annotation:
-        return False
-    return True
+    return not (old.annotation and new.annotation and old.annotation != new.annotation)
 
 
 def diff(old: Signature, new: Signature, rename_hints: dict[str, str] | None = None) -> list[Edit]:

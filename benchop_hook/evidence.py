@@ -8,32 +8,22 @@ alone can't tell, and for whether a changed default is meant.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
-from benchop_hook.binding import CallShape, bind
+from benchop_hook.binding import bind
 from benchop_hook.callsites import CallSite
 from benchop_hook.edits import Edit
-from benchop_hook.fixes import Status, classify
+from benchop_hook.fixes import Status, Value, classify, shape
 from benchop_hook.locate import analyze
 from benchop_hook.modules import ClassRef, Project
 from benchop_hook.signatures import Signature, is_constant_source, same_default
 
 
-def shape_of(site: CallSite) -> CallShape:
-    return CallShape(
-        n_positional=sum(1 for a in site.args if a.kind == "pos"),
-        keywords=tuple(a.keyword for a in site.args if a.kind == "kw" and a.keyword),
-        star=any(a.kind == "star" for a in site.args),
-        double_star=any(a.kind == "dstar" for a in site.args),
-    )
-
-
 def bound_values(site: CallSite, sig: Signature) -> dict[str, str] | None:
     """parameter -> source text of the argument reaching it; None when the call doesn't bind."""
-    shape = shape_of(site)
-    if shape.splatted:
+    sh = shape(site.args)
+    if sh.splatted:
         return None
-    b = bind(sig, shape)
+    b = bind(sig, sh)
     if not b.ok:
         return None
     out: dict[str, str] = {}
@@ -44,12 +34,6 @@ def bound_values(site: CallSite, sig: Signature) -> dict[str, str] | None:
     for k, p in b.keywords:
         out[p] = kws[k]
     return out
-
-
-@dataclass(frozen=True)
-class Value:
-    source: str | None
-    reason: str  # where the value comes from, or why there is none
 
 
 class TestEvidence:

@@ -53,7 +53,7 @@ class NoPlan:
 @dataclass(frozen=True)
 class Value:
     source: str | None
-    reason: str
+    reason: str  # where the value comes from, or why there is none
 
 
 def shape(args: Sequence[Arg]) -> CallShape:
@@ -199,7 +199,7 @@ def plan(
     new_t = _targets(new_args, new)
     if new_t is None:
         return NoPlan("no edit found that makes it bind the new signature")
-    for (kind, p, _), t in zip(final, new_t):
+    for (_, p, _), t in zip(final, new_t):
         if p != t:
             return NoPlan("no edit found that keeps every argument on its parameter")
     preview = "(" + ", ".join(src if kind == "pos" else f"{p}={src}" for kind, p, src in final) + ")"

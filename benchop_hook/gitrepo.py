@@ -49,7 +49,7 @@ def git(root: str, *args: str, env: dict[str, str] | None = None, check: bool = 
         input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     proc = subprocess.run(
         ("git", *args), cwd=root, env=env if env is not None else clean_env(),
-        input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        input=input, capture_output=True,
     )
     if check and proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -102,7 +102,7 @@ class Change:
     new_path: str | None
 
 
-def _parse_name_status(out: bytes) -> list[Change]:
+def parse_name_status(out: bytes) -> list[Change]:
     parts = out.split(b"\0")
     changes: list[Change] = []
     i = 0
@@ -123,13 +123,13 @@ def staged_changes(root: str) -> list[Change]:
     """HEAD vs the index git is about to commit (GIT_INDEX_FILE respected)."""
     out = git(root, "diff", "--cached", "--name-status", "-z", "-M", "--no-ext-diff",
               "--ignore-submodules", "HEAD", env=clean_env(keep_index=True)).stdout
-    return _parse_name_status(out)
+    return parse_name_status(out)
 
 
 def range_changes(root: str, from_rev: str, to_rev: str) -> list[Change]:
     out = git(root, "diff", "--name-status", "-z", "-M", "--no-ext-diff", "--ignore-submodules",
               from_rev, to_rev).stdout
-    return _parse_name_status(out)
+    return parse_name_status(out)
 
 
 def entries(root: str, rev: str | None = None) -> list[tuple[bytes, str, str]]:
@@ -239,24 +239,6 @@ class GitSnapshot(Snapshot):
 
     def close(self) -> None:
         self._repo.close()
-
-
-class Overlay(Snapshot):
-    """`base` with some files replaced (bytes) or removed (None)."""
-
-    def __init__(self, base: Snapshot, overrides: dict[str, bytes | None]) -> None:
-        self.base = base
-        self.overrides = overrides
-
-    def paths(self) -> list[str]:
-        out = [p for p in self.base.paths() if p not in self.overrides]
-        out.extend(p for p, v in self.overrides.items() if v is not None)
-        return out
-
-    def read(self, path: str) -> bytes | None:
-        if path in self.overrides:
-            return self.overrides[path]
-        return self.base.read(path)
 
 
 # ---------------------------------------------------------------------------

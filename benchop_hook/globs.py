@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _compile(pattern: str) -> re.Pattern[str]:
     out: list[str] = []
     i, n = 0, len(pattern)

@@ -29,7 +29,7 @@ class History:
         """Op files that differ between `rev` and the working tree: (old paths, new paths)."""
         out = gitrepo.git(self.root, "diff", "--name-status", "-z", "-M", "--no-ext-diff", rev).stdout
         old, new = [], []
-        for c in gitrepo._parse_name_status(out):
+        for c in gitrepo.parse_name_status(out):
             if c.old_path and is_op(c.old_path):
                 old.append(c.old_path)
             if c.new_path and is_op(c.new_path):

@@ -286,6 +286,9 @@ class Project:
         self._recording = set()
         return self._recording
 
+    def stop_recording(self) -> None:
+        self._recording = None
+
     def at(self, path: str) -> ModuleInfo | None:
         if self._recording is not None:
             self._recording.add(path)

@@ -121,7 +121,7 @@ def table(numbers: list[Number]) -> list[str]:
         cases.setdefault(n.case, {}).setdefault(key, n)
     if not cases:
         return []
-    rows = [("case", "latency", "TFLOPS", "bandwidth")]
+    rows: list[tuple[str, ...]] = [("case", "latency", "TFLOPS", "bandwidth")]
     for case, kinds in cases.items():
         rows.append((case, *(kinds[k].render() if k in kinds else "-" for k in ("latency", "tflops", "bandwidth"))))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]

@@ -23,7 +23,6 @@ class CallEdit:
     end_lineno: int
     end_col: int
     ops: tuple[ArgOp, ...]
-    func_rename: tuple[str, str] | None = None  # (old, new) last name of the callee
 
 
 @dataclass(frozen=True)
@@ -188,15 +187,8 @@ class _Rewriter(cst.CSTTransformer):
         except Exception as exc:  # noqa: BLE001 - a value that does not parse: report, never crash
             self.failed.append(f"line {edit.lineno}: {exc}")
             return updated
-        func = updated.func
-        if edit.func_rename is not None:
-            old, new = edit.func_rename
-            if isinstance(func, cst.Name) and func.value == old:
-                func = func.with_changes(value=new)
-            elif isinstance(func, cst.Attribute) and func.attr.value == old:
-                func = func.with_changes(attr=func.attr.with_changes(value=new))
         self.applied.add(key)
-        return updated.with_changes(args=new_args, func=func)
+        return updated.with_changes(args=new_args)
 
     def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.BaseExpression:
         r = self._pos(original)
@@ -341,15 +333,20 @@ def _rewrite_by_statement(data: bytes, calls: Sequence[CallEdit], dicts: Sequenc
         pos = data.find(b"\n", pos + 1)
     spans = []
     for node in tree.body:
-        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        decorators = node.decorator_list if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else []
+        first = min([node.lineno, *(d.lineno for d in decorators)])
         spans.append((first, node.end_lineno or node.lineno))
     groups: dict[tuple[int, int], tuple[list[CallEdit], list[DictEdit]]] = {}
-    for e in [*calls, *dicts]:
+    edits: list[CallEdit | DictEdit] = [*calls, *dicts]
+    for e in edits:
         span = next((s for s in spans if s[0] <= e.lineno <= s[1]), None)
         if span is None:
             return None
         g = groups.setdefault(span, ([], []))
-        (g[0] if isinstance(e, CallEdit) else g[1]).append(e)  # type: ignore[arg-type]
+        if isinstance(e, CallEdit):
+            g[0].append(e)
+        else:
+            g[1].append(e)
     out = data
     applied = 0
     failed: list[str] = []
@@ -377,7 +374,7 @@ def _rewrite_module(data: bytes, calls: Sequence[CallEdit], imports: Sequence[Im
     tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}))
     try:
         new = wrapper.visit(tr)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - a rewrite never raises: its failure is a result
         return RewriteResult(None, 0, [f"rewrite failed: {exc}"])
     missing = [c for c in calls if (c.lineno, c.col, c.end_lineno, c.end_col) not in tr.applied]
     failed = tr.failed + [f"line {c.lineno}: call not found where expected" for c in missing]
@@ -436,7 +433,7 @@ def insert_before_call(data: bytes, call: tuple[int, int, int, int], statements:
         module = cst.parse_module(data)
         tr = _Inserter(call, statements, new_splat)
         new = MetadataWrapper(module, unsafe_skip_copy=True).visit(tr)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - a rewrite never raises: its failure is a result
         return RewriteResult(None, 0, [f"could not edit it: {exc}"])
     if not (tr.inserted and tr.call_found):
         return RewriteResult(None, 0, ["the call is not inside a statement bench-op can add lines before"])

@@ -23,6 +23,7 @@ import xml.etree.ElementTree as ET
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from benchop_hook.errors import EXIT_USAGE, BenchOpError
 
@@ -45,7 +46,7 @@ _BENCH_FIXTURE = re.compile(rb"def\s+test\w*\s*\([^)]*\bbenchmark\b")
 
 def uses_benchmark_fixture(data: bytes | None) -> bool:
     """A test function takes pytest-benchmark's `benchmark` fixture."""
-    return bool(data) and bool(_BENCH_FIXTURE.search(data))  # type: ignore[arg-type]
+    return data is not None and _BENCH_FIXTURE.search(data) is not None
 
 
 def _in_hook_env(prefix: str) -> bool:
@@ -119,13 +120,6 @@ class Failure:
     type: str
     message: str
     frames: list[dict[str, object]] = field(default_factory=list)  # {"path", "line", "name"}, outermost first
-
-    @property
-    def where(self) -> str:
-        if not self.frames:
-            return ""
-        f = self.frames[-1]
-        return f"{f['path']}:{f['line']}"
 
     def headline(self) -> str:
         first = (self.message.strip().splitlines() or [""])[0][:300]
@@ -353,10 +347,10 @@ def run_pytest(
         return res
 
 
-def _failure(d: dict[str, object] | None) -> Failure | None:
+def _failure(d: dict[str, Any] | None) -> Failure | None:
     if not d:
         return None
-    return Failure(str(d.get("type", "Error")), str(d.get("message", "")), list(d.get("frames", []) or []))  # type: ignore[arg-type]
+    return Failure(str(d.get("type", "Error")), str(d.get("message", "")), list(d.get("frames", []) or []))
 
 
 def _read_plugin(path: str, res: RunResult) -> bool:

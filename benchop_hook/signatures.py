@@ -103,8 +103,8 @@ class Segments:
 
     def of(self, node: ast.AST) -> str | None:
         try:
-            start = self.starts[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
-            end = self.starts[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
+            start = self.starts[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]  # no position: AttributeError, below
+            end = self.starts[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]  # the same
         except (AttributeError, IndexError, TypeError):
             return None
         text = self.data[start:end].decode("utf-8", "replace")

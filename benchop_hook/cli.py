@@ -7,12 +7,14 @@ neither libcst nor GitPython nor torch.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
 
 from benchop_hook import __version__
 from benchop_hook.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, BenchOpError
+from benchop_hook.options import Options
 
 
 def _add_target(p: argparse.ArgumentParser) -> None:
@@ -39,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="bench-op",
         description="Keep a kernel library's benchmarks building its Ops after their constructors change.",
     )
+    parser.set_defaults(**Options.defaults())  # every field on every namespace: Options reads them plainly
     parser.add_argument("--version", action="version", version=f"bench-op {__version__}")
     parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -111,42 +114,42 @@ def _terminate_as_interrupt() -> None:
     def handler(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    try:
+    with contextlib.suppress(ValueError, OSError):  # not the main thread
         signal.signal(signal.SIGTERM, handler)
-    except (ValueError, OSError):  # not the main thread
-        pass
 
 
-def dispatch(args: argparse.Namespace) -> int:
-    cmd = args.command
+def dispatch(opts: Options) -> int:
+    """Flat dispatch; each command imports what it needs only once it knows there is work."""
+    cmd = opts.command
     if cmd == "check":
-        from benchop_hook.commands import check as mod
-    elif cmd == "fix":
-        from benchop_hook.commands import fix as mod
-    elif cmd == "run":
-        from benchop_hook.commands import run as mod
-    elif cmd == "hook":
-        from benchop_hook.commands import hook as mod
-    elif cmd == "install":
-        from benchop_hook.commands import install as mod
+        from benchop_hook.commands import check
 
-        return mod.install(args)
-    elif cmd == "uninstall":
-        from benchop_hook.commands import install as mod
+        return check.main(opts)
+    if cmd == "fix":
+        from benchop_hook.commands import fix
 
-        return mod.uninstall(args)
-    else:
-        build_parser().print_help()
-        return EXIT_USAGE
-    return mod.main(args)
+        return fix.main(opts)
+    if cmd == "run":
+        from benchop_hook.commands import run
+
+        return run.main(opts)
+    if cmd == "hook":
+        from benchop_hook.commands import hook
+
+        return hook.main(opts)
+    if cmd in ("install", "uninstall"):
+        from benchop_hook.commands import install
+
+        return install.install(opts) if cmd == "install" else install.uninstall(opts)
+    build_parser().print_help()
+    return EXIT_USAGE
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _terminate_as_interrupt()
     try:
-        args = build_parser().parse_args(argv)
-        return dispatch(args)
+        return dispatch(Options.from_namespace(build_parser().parse_args(argv)))
     except BenchOpError as exc:
         print(f"bench-op: {exc.message}", file=sys.stderr)
         return exc.exit_code

@@ -1,8 +1,13 @@
-"""Writing benchmark files: only inside the repository, never through a symlink, never over a concurrent edit."""
+"""Writing benchmark files: only inside the repository, never through a symlink, never over a concurrent
+edit; and the tree guard that puts them back."""
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 import os
+import time
+from collections.abc import Callable, Iterator
 
 from benchop_hook.errors import BenchOpError
 
@@ -17,18 +22,21 @@ def write_file(root: str, path: str, before: bytes | None, after: bytes) -> None
     """Replace `path` (repo-relative) with `after`, if it still holds `before`. Raises BenchOpError."""
     full = os.path.join(root, path)
     if not inside(root, path):
-        raise BenchOpError(f"{path} is a symlink or lies outside the repository: bench-op never writes through it.")
+        raise BenchOpError(f"{path} is a symlink or lies outside the repository: "
+                           "bench-op never writes through it.")
     try:
         with open(full, "rb") as f:
             current = f.read()
     except OSError as exc:
         raise BenchOpError(f"cannot read {path} ({exc.strerror}): bench-op did not change it.") from None
     if before is not None and current != before:
-        raise BenchOpError(f"{path} changed while bench-op was running: bench-op left it alone; run it again.")
+        raise BenchOpError(f"{path} changed while bench-op was running: bench-op left it alone; "
+                           "run it again.")
     st = os.stat(full)
     # Read-only means its mode says so (root could write it anyway; bench-op doesn't).
     if not (st.st_mode & 0o222) or not os.access(full, os.W_OK):
-        raise BenchOpError(f"{path} is read-only: bench-op did not change it; make it writable and run again.")
+        raise BenchOpError(f"{path} is read-only: bench-op did not change it; "
+                           "make it writable and run again.")
     tmp = f"{full}.bench-op-tmp"
     try:
         with open(tmp, "wb") as f:
@@ -49,15 +57,33 @@ def read_bytes(path: str) -> bytes | None:
         return None
 
 
+@contextlib.contextmanager
+def tree_guard(root: str, git_dir: str, is_bench: Callable[[str], bool]) -> Iterator[TreeGuard]:
+    """Write benchmark files through the guard; put them back if anything goes wrong.
+
+    The shape of pre-commit's `staged_files_only`: whatever leaves the block by an exception (an error,
+    Ctrl-C, SIGTERM) restores every file that was not kept, from the bytes read before the first write (a
+    copy also waits in .git/bench-op/backup until then). A normal exit keeps what is still written.
+    """
+    guard = TreeGuard(root, git_dir, is_bench)
+    try:
+        yield guard
+    except BaseException:
+        guard.restore_all()
+        raise
+    guard.keep_all()
+
+
 class TreeGuard:
     """Every benchmark file bench-op writes during a run, with its original bytes, so that any
-    outcome (blocked, error, Ctrl-C) can put the tree back exactly as it was."""
+    outcome (blocked, error, Ctrl-C) can put the tree back exactly as it was. Use it through `tree_guard`."""
 
-    def __init__(self, root: str, git_dir: str, is_bench) -> None:  # noqa: ANN001
+    def __init__(self, root: str, git_dir: str, is_bench: Callable[[str], bool]) -> None:
         self.root = root
         self.is_bench = is_bench
         self.originals: dict[str, bytes] = {}
         self.current: dict[str, bytes] = {}
+        self.kept: set[str] = set()  # settled: no longer put back on an error
         self.backup_dir = os.path.join(git_dir, "bench-op", "backup")
 
     def read(self, path: str) -> bytes | None:
@@ -91,14 +117,19 @@ class TreeGuard:
 
     def keep(self, path: str) -> None:
         """The written content stays: forget the backup."""
+        self.kept.add(path)
         self._drop_backup(path)
+
+    def keep_all(self) -> None:
+        for path in list(self.originals):
+            self.keep(path)
 
     def restore_all(self) -> None:
         for path in list(self.originals):
-            try:
+            if path in self.kept:
+                continue
+            with contextlib.suppress(BenchOpError):  # the backup stays in .git/bench-op/backup for the user
                 self.restore(path)
-            except BenchOpError:
-                pass  # the backup stays in .git/bench-op/backup for the user
 
     def _drop_backup(self, path: str) -> None:
         backup = os.path.join(self.backup_dir, path)
@@ -115,9 +146,6 @@ class TreeGuard:
 
 def save_patch(git_dir: str, path: str, before: bytes, after: bytes) -> str:
     """Save a proposed rewrite as a patch `git apply` takes; return its path."""
-    import difflib
-    import time
-
     folder = os.path.join(git_dir, "bench-op", "patches")
     os.makedirs(folder, exist_ok=True)
     name = time.strftime("%Y%m%d-%H%M%S-") + path.replace("/", "__") + ".patch"

@@ -1,7 +1,8 @@
 """The static pass: diff -> Op changes -> benchmark calls -> plans -> rewritten files.
 
-I/O happens at the edges (`open_target` reads git; the caller writes files);
-`static_pass` itself takes snapshots and returns values.
+I/O happens at the edges (`commands/common.static` opens the snapshots; the caller writes files);
+`StaticPass.run` takes snapshots and returns a `StaticResult`, and `StaticPass.context()` hands what it
+learned (projects, evidence, changes) to the repair loop as a frozen `StaticContext`.
 """
 
 from __future__ import annotations
@@ -9,19 +10,27 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from benchop_hook import gitrepo
-from benchop_hook.callsites import UNKNOWN, Arg, CallSite, Gone, Instance
+from benchop_hook.binding import bind
+from benchop_hook.callsites import UNKNOWN, Arg, CallSite, Gone, Instance, char_col, local_binding
 from benchop_hook.changes import OpChange, detect
 from benchop_hook.config import Config
+from benchop_hook.context import StaticContext, call_signature, change_signatures, value_source
 from benchop_hook.edits import Edit
 from benchop_hook.evidence import TestEvidence
-from benchop_hook.fixes import ArgOp, NoPlan, Plan, Status, Value, classify, default_pins, plan
-from benchop_hook.globs import matches
+from benchop_hook.fixes import ArgOp, NoPlan, Plan, Status, classify, default_pins, plan, shape
+from benchop_hook.history import History
 from benchop_hook.locate import analyze
 from benchop_hook.modules import ClassRef, ParseCache, Project
+from benchop_hook.paths import Paths
 from benchop_hook.signatures import Signature, free_names, is_constant_source
 from benchop_hook.target import Target
+
+if TYPE_CHECKING:
+    from benchop_hook.callsites import ModuleAnalyzer
+    from benchop_hook.rewrite import DictEdit, ImportEdit
 
 
 @dataclass
@@ -81,14 +90,6 @@ class FileResult:
     def changed(self) -> bool:
         return self.after is not None and self.after != self.before
 
-    @property
-    def functions(self) -> set[str]:
-        return {f.site.qualfunction for f in self.findings if f.site.qualfunction}
-
-    @property
-    def module_level(self) -> bool:
-        return any(f.site.function is None for f in self.findings)
-
 
 @dataclass
 class StaticResult:
@@ -111,22 +112,6 @@ class StaticResult:
         return [fr for fr in self.files if fr.changed or fr.would_change]
 
 
-class Paths:
-    """Which stage of the pipeline a repository path belongs to; benchmarks first, then tests, then ops."""
-
-    def __init__(self, config: Config) -> None:
-        self.c = config
-
-    def bench(self, p: str) -> bool:
-        return p.endswith(".py") and matches(p, self.c.benchmark_paths)
-
-    def test(self, p: str) -> bool:
-        return p.endswith(".py") and not self.bench(p) and matches(p, self.c.test_paths)
-
-    def op(self, p: str) -> bool:
-        return p.endswith(".py") and not self.bench(p) and not self.test(p) and matches(p, self.c.op_paths)
-
-
 @dataclass
 class Sources:
     """The snapshots one run of the static pass reads."""
@@ -137,50 +122,20 @@ class Sources:
     changes: list[gitrepo.Change]
 
 
-def _value_for(site: CallSite, ev: TestEvidence | None, ref: ClassRef | None, sig: Signature,
-               old_sig: Signature, edits: tuple[Edit, ...]):
-    def value_for(param: str) -> Value:
-        if param in site.scope_names:
-            return Value(param, f"a variable named '{param}' is in scope at the call")
-        if ev is None or ref is None:
-            return Value(None, "no variable of that name at the call")
-        v = ev.value_for(ref, param, sig, old_sig, edits)
-        if v.source is None:
-            return Value(None, f"no variable of that name at the call, and {v.reason}")
-        missing = free_names(v.source) - site.scope_names
-        if missing:
-            return Value(None, f"the tests pass {param}={v.source}, but {', '.join(sorted(missing))} is not defined in the benchmark")
-        return Value(v.source, v.reason)
-    return value_for
+@dataclass
+class _DefaultPins:
+    """What `StaticPass._default_pins` decided for one call."""
 
-
-def _call_sig(project: Project, ref: ClassRef, method: str | None) -> Signature | None:
-    if method is None:
-        return project.constructor(ref)
-    if method == "__call__":
-        s = project.method(ref, "__call__")
-        if s is None or s.is_passthrough:
-            return project.method(ref, "forward")
-        return s
-    return project.method(ref, method)
-
-
-def _method_edits(change: OpChange, method: str, old_p: Project, new_p: Project) -> tuple[Signature | None, Signature | None, tuple[Edit, ...]]:
-    names = [method]
-    if method == "__call__":
-        names.append("forward")
-    for m in change.methods:
-        if m.name in names:
-            if m.name == "forward" and method == "__call__" and change.new is not None:
-                own = new_p.method(change.new, "__call__")
-                if own is not None and not own.is_passthrough:
-                    continue
-            return m.old_sig, m.new_sig, m.edits
-    return None, None, ()
+    info: list[str] = field(default_factory=list)  # notes: a changed default not pinned, and why
+    hand: bool = False  # a default to pin that bench-op can't write
+    hand_note: str = ""
+    what: str = ""  # the last changed default the call relies on, as a sentence
+    pins: list[tuple[str, str, str]] = field(default_factory=list)  # (param, old value, note)
 
 
 class StaticPass:
-    def __init__(self, config: Config, sources: Sources, target: Target, history: object | None = None) -> None:
+    def __init__(self, config: Config, sources: Sources, target: Target, *, history: History | None = None,
+                 only: set[str] | None = None, rewrite: bool = True, cache_dir: str | None = None) -> None:
         self.config = config
         self.paths = Paths(config)
         self.src = sources
@@ -189,9 +144,19 @@ class StaticPass:
         self.new_p = Project(sources.new, self.cache, self.paths.op, config.op_bases)
         self.old_p = Project(sources.old, self.cache, self.paths.op, config.op_bases) if sources.old is not None else None
         self.history = history  # all-files mode: finds the version a benchmark was written against
+        self.only = only  # all-files mode: just these benchmark files
+        self.rewrite = rewrite  # False: plan only (check), no libcst
+        self.cache_dir = cache_dir  # where the all-files cache lives (.git/bench-op)
         self.result = StaticResult(target)
-        self.result.context = self  # type: ignore[attr-defined]  # the repair loop reuses the projects
-        self._history_changes = {}
+        self.evidence: TestEvidence | None = None  # what the updated tests say, once it is needed
+        self._history_changes: dict[str, tuple[list[OpChange], TestEvidence]] = {}
+
+    def context(self) -> StaticContext:
+        """What this pass learned, for the repair loop."""
+        if self.evidence is None:
+            self.evidence = self._evidence(self.old_p)
+        return StaticContext(self.paths, self.new_p, self.old_p, self.src.bench, self.evidence,
+                             tuple(self.result.changes))
 
     # -- helpers
     def _evidence(self, old_p: Project | None) -> TestEvidence:
@@ -228,7 +193,7 @@ class StaticPass:
         drop = {(o, n) for o, n in pairs if (o in unreadable) or (n in unreadable)}
         old_paths = [p for p in old_paths if not any(p == o for o, _ in drop)]
         new_paths = [p for p in new_paths if not any(p == n for _, n in drop)]
-        ev = self._evidence(self.old_p)
+        ev = self.evidence = self._evidence(self.old_p)
         changes = detect(self.old_p, self.new_p, old_paths, new_paths, self._op_files, ev.rename_hints)
         self.result.changes = changes
         if changes:
@@ -300,7 +265,7 @@ class StaticPass:
                 self._apply(fr, data, imports, renames)
                 self.result.files.append(fr)
 
-    def _import_fixes(self, az, by_old: dict[ClassRef, OpChange], old_p: Project) -> tuple[list, dict[str, str], list[str]]:
+    def _import_fixes(self, az: ModuleAnalyzer, by_old: dict[ClassRef, OpChange], old_p: Project) -> tuple[list, dict[str, str], list[str]]:
         """Imports of a renamed or moved Op -> import edits and name renames; a removed Op -> a note."""
         from benchop_hook.rewrite import ImportEdit
 
@@ -331,56 +296,49 @@ class StaticPass:
             notes.append(f"import of {name} from {module} -> {succ.name} from {new_module}")
         return edits, renames, notes
 
-    only: set[str] | None = None  # all-files mode: just these benchmark files
-    rewrite: bool = True  # False: plan only (check), no libcst
-    cache_dir: str | None = None  # where the all-files cache lives (.git/bench-op)
-    _history_changes: dict[str, tuple[list[OpChange], TestEvidence]]
+    def _changes_reaching(self, site: CallSite, by_new: dict[ClassRef, OpChange],
+                          by_old: dict[ClassRef, OpChange]) -> tuple[list[OpChange], int]:
+        """The changes of the classes that can reach the call and that matter to it; and how many classes can."""
+        method = site.method
+        relevant: list[OpChange | None] = []
+        for a in site.atoms:
+            if isinstance(a, ClassRef) and method is None:
+                relevant.append(by_new.get(a))
+            elif isinstance(a, Instance) and method is not None:
+                relevant.append(by_new.get(a.cls))
+            elif isinstance(a, Gone):
+                relevant.append(by_old.get(a.old))
+        changed = [c for c in relevant if c is not None]
+        if method is not None:
+            changed = [c for c in changed if change_signatures(c, method, self.new_p)[2]]
+        elif changed:
+            changed = [c for c in changed if c.edits or c.status in ("removed", "renamed", "moved")]
+        return changed, len(relevant)
 
     def _judge(self, site: CallSite, by_new: dict[ClassRef, OpChange], by_old: dict[ClassRef, OpChange],
                old_p: Project, ev: TestEvidence) -> Finding | None:
         method = site.method
-        relevant: list[tuple[OpChange | None, ClassRef]] = []
-        for a in site.atoms:
-            if isinstance(a, ClassRef) and method is None:
-                relevant.append((by_new.get(a), a))
-            elif isinstance(a, Instance) and method is not None:
-                relevant.append((by_new.get(a.cls), a.cls))
-            elif isinstance(a, Gone):
-                relevant.append((by_old.get(a.old), a.old))
-        changed = [(c, r) for c, r in relevant if c is not None]
-        if method is not None:
-            changed = [(c, r) for c, r in changed if _method_edits(c, method, old_p, self.new_p)[2]]
-        elif changed:
-            changed = [(c, r) for c, r in changed if c.edits or c.status in ("removed", "renamed", "moved")]
+        changed, n_relevant = self._changes_reaching(site, by_new, by_old)
         if not changed:
             return None
-        names = sorted({(c.new or c.old).name for c, _ in changed})  # type: ignore[union-attr]
-        op = "/".join(names)
-        unknown = UNKNOWN in site.atoms or len(changed) != len(relevant)
+        op = "/".join(sorted({c.name for c in changed}))
+        unknown = UNKNOWN in site.atoms or len(changed) != n_relevant
         # Every class that can reach the call must agree on the change.
-        keys = set()
-        for c, _ in changed:
-            if method is None:
-                keys.add((c.old_sig, c.new_sig, c.edits))
-            else:
-                keys.add(_method_edits(c, method, old_p, self.new_p))
+        keys = {change_signatures(c, method, self.new_p) for c in changed}
         if len(keys) > 1 or (unknown and site.via != "direct"):
             other = "other values" if UNKNOWN in site.atoms else "Ops whose signatures changed differently"
             return Finding(site, op, Status.AMBIGUOUS, f"reached through {site.via} by {op} and {other}",
                            why_not="the classes that can reach this call don't agree on one fix: update it by hand", method=method)
-        change = changed[0][0]
-        assert change is not None
+        change = changed[0]
+        old_name = change.old.name if change.old is not None else change.name
         if change.status == "removed":
-            return Finding(site, op, Status.GONE, f"{change.old.name} was removed and nothing replaced it",  # type: ignore[union-attr]
+            return Finding(site, op, Status.GONE, f"{old_name} was removed and nothing replaced it",
                            why_not="no successor to rewrite to: remove or replace this benchmark case by hand", method=method)
-        if method is None:
-            old_sig, new_sig, edits = change.old_sig, change.new_sig, change.edits
-        else:
-            old_sig, new_sig, edits = _method_edits(change, method, old_p, self.new_p)
+        old_sig, new_sig, edits = change_signatures(change, method, self.new_p)
         label = op if method is None else f"{op}.{'forward' if method == '__call__' else method}"
         if old_sig is None or new_sig is None:
-            if change.status in ("renamed", "moved"):
-                return Finding(site, op, Status.GONE, f"{change.old.name} is now {change.new.name}", method=method)  # type: ignore[union-attr]
+            if change.status in ("renamed", "moved") and change.new is not None:
+                return Finding(site, op, Status.GONE, f"{old_name} is now {change.new.name}", method=method)
             return Finding(site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method)
         args = site.args
         splat_expanded = site.splat_dict is not None
@@ -392,44 +350,48 @@ class StaticPass:
             return Finding(site, op, status, problem, why_not="left to the run: the repair loop fixes it from the traceback", method=method)
         if status is Status.STALE:
             return Finding(site, op, status, problem, why_not="it did not bind before this change either: fix it by hand", method=method)
-        info: list[str] = []
-        hand, hand_note, what = False, "", ""
-        pins: list[tuple[str, str, str]] = []
         ref = change.new
-        for e in default_pins(args, old_sig, new_sig, edits):
-            what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
-            if not self.config.pin_defaults:
-                info.append(f"{what}; not pinned (pin-defaults = false)")
-            elif not is_constant_source(e.old_default or ""):
-                info.append(f"{what}; not pinned: the old default is not a constant")
-            elif free_names(e.old_default or "") - site.scope_names:
-                missing = ", ".join(sorted(free_names(e.old_default or "") - site.scope_names))
-                hand_note = f"not pinned: {missing} is not imported in the benchmark; pin {e.name}={e.old_default} by hand"
-                hand = True
-            else:
-                adopted = ev.adopts_new_default(ref, e.name, e.old_default or "", e.new_default, new_sig) if ref else None
-                if adopted:
-                    info.append(f"{what}; not pinned: the updated tests use the new default ({adopted})")
-                else:
-                    pins.append((e.name, e.old_default or "", f"{e.name}={e.old_default} pinned: the default changed to {e.new_default}, and the benchmark measured {e.old_default}"))
+        dp = self._default_pins(site, ref, default_pins(args, old_sig, new_sig, edits), new_sig, ev)
+        info, hand, hand_note, what, pins = dp.info, dp.hand, dp.hand_note, dp.what, dp.pins
         if status is Status.OK and not pins:
             if hand:
                 return Finding(site, op, Status.DEFAULT, what, info=info, method=method, hand=True, why_not=hand_note)
             if info:
                 return Finding(site, op, Status.DEFAULT, info[0], info=info, method=method)
-            if change.status in ("renamed", "moved"):
-                return Finding(site, op, Status.GONE, f"{change.old.name} is now {change.new.qualname}", info=info, method=method,  # type: ignore[union-attr]
-                               plan=Plan((), (f"{change.old.name} -> {change.new.name}",), "(unchanged arguments)"))  # type: ignore[union-attr]
+            if change.status in ("renamed", "moved") and change.new is not None:
+                return Finding(site, op, Status.GONE, f"{old_name} is now {change.new.qualname}", info=info, method=method,
+                               plan=Plan((), (f"{old_name} -> {change.new.name}",), "(unchanged arguments)"))
             return None
         if status is Status.OK:
-            status, problem = Status.DEFAULT, pins[0][2].split(":")[0] + " needed"
-            problem = f"relies on the default of '{pins[0][0]}', which changed"
+            status, problem = Status.DEFAULT, f"relies on the default of '{pins[0][0]}', which changed"
         if splat_expanded:
             problem += " (through a literal **dict)"
-        p = plan(args, old_sig, new_sig, edits, _value_for(site, ev, ref, new_sig, old_sig, edits), pins, site.scope_names)
+        p = plan(args, old_sig, new_sig, edits, value_source(site, ev, ref, new_sig, old_sig, edits), pins, site.scope_names)
         if isinstance(p, NoPlan):
             return Finding(site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=info, method=method)
         return Finding(site, op, status, problem, plan=p, info=info, method=method)
+
+    def _default_pins(self, site: CallSite, ref: ClassRef | None, changed: list[Edit], new_sig: Signature,
+                      ev: TestEvidence) -> _DefaultPins:
+        """Defaults the call relies on that changed: pin the old value, note why not, or ask for a hand edit."""
+        out = _DefaultPins()
+        for e in changed:
+            out.what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
+            if not self.config.pin_defaults:
+                out.info.append(f"{out.what}; not pinned (pin-defaults = false)")
+            elif not is_constant_source(e.old_default or ""):
+                out.info.append(f"{out.what}; not pinned: the old default is not a constant")
+            elif free_names(e.old_default or "") - site.scope_names:
+                missing = ", ".join(sorted(free_names(e.old_default or "") - site.scope_names))
+                out.hand_note = f"not pinned: {missing} is not imported in the benchmark; pin {e.name}={e.old_default} by hand"
+                out.hand = True
+            else:
+                adopted = ev.adopts_new_default(ref, e.name, e.old_default or "", e.new_default, new_sig) if ref else None
+                if adopted:
+                    out.info.append(f"{out.what}; not pinned: the updated tests use the new default ({adopted})")
+                else:
+                    out.pins.append((e.name, e.old_default or "", f"{e.name}={e.old_default} pinned: the default changed to {e.new_default}, and the benchmark measured {e.old_default}"))
+        return out
 
     def _apply(self, fr: FileResult, data: bytes, imports: list, renames: dict[str, str]) -> None:
         if not self.rewrite:
@@ -439,7 +401,7 @@ class StaticPass:
                     f.fixed = True
             fr.would_change = any(f.fixed for f in fr.findings) or bool(imports)
             return
-        from benchop_hook.rewrite import CallEdit, DictEdit
+        from benchop_hook.rewrite import CallEdit
 
         calls: list[CallEdit] = []
         dicts: list[DictEdit] = []
@@ -480,34 +442,30 @@ class StaticPass:
             if f.plan is not None:
                 f.fixed = True
 
-    def _dict_edit(self, fr: FileResult, site: CallSite, f: Finding):  # -> rewrite.DictEdit | None
+    def _dict_edit(self, fr: FileResult, site: CallSite, f: Finding) -> DictEdit | None:
         """Turn a plan over a literal **dict's keys into edits of that dict literal."""
         assert f.plan is not None and site.splat_dict is not None
         data = fr.before or b""
         tree = ast.parse(data)
         lines = data.decode("utf-8-sig", "replace").splitlines()
-        def char_col(lineno: int, byte_col: int) -> int:
-            return len(lines[lineno - 1].encode("utf-8")[:byte_col].decode("utf-8", "replace")) if lineno - 1 < len(lines) else byte_col
-
         call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == site.lineno
-                     and n.end_lineno == site.end_lineno and char_col(n.lineno, n.col_offset) == site.col
-                     and char_col(n.end_lineno or n.lineno, n.end_col_offset or 0) == site.end_col), None)
+                     and n.end_lineno == site.end_lineno and char_col(lines, n.lineno, n.col_offset) == site.col
+                     and char_col(lines, n.end_lineno or n.lineno, n.end_col_offset or 0) == site.end_col), None)
         if call is None:
             return None
         kw = next((k for k in call.keywords if k.arg is None), None)
         if kw is None:
             return None
-        node: ast.AST | None = kw.value if isinstance(kw.value, ast.Dict) else None
-        if node is None and isinstance(kw.value, ast.Name):
+        node = kw.value
+        if isinstance(node, ast.Name):
             around = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                       and n.lineno <= site.lineno <= (n.end_lineno or 0)]
             fn = max(around, key=lambda n: n.lineno) if around else None  # the innermost
-            for n in ast.walk(fn) if fn is not None else []:
-                if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == kw.value.id for t in n.targets) and isinstance(n.value, ast.Dict):
-                    node = n.value
-        if node is None:
+            bound = local_binding(fn, node.id, ()) if fn is not None else None
+            node = bound if bound is not None else node
+        if not isinstance(node, ast.Dict):
             return None
-        literal_keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}  # type: ignore[attr-defined]
+        literal_keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
         n_pos = sum(1 for a in site.args if a.kind != "dstar")
         ops = []
         for op in f.plan.ops:
@@ -522,10 +480,10 @@ class StaticPass:
                 ops.append(op)
             else:
                 return None
-        col = char_col(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        col = char_col(lines, node.lineno, node.col_offset)
         from benchop_hook.rewrite import DictEdit
 
-        return DictEdit(node.lineno, col, tuple(ops))  # type: ignore[attr-defined]
+        return DictEdit(node.lineno, col, tuple(ops))
 
     # -- all-files mode
     def _run_all(self) -> StaticResult:
@@ -533,7 +491,7 @@ class StaticPass:
         from the version of its Op at the benchmark's last commit, when history has one."""
         from benchop_hook.cache import CleanCache, digest
 
-        ev = self._evidence(None)
+        ev = self.evidence = self._evidence(None)
         py_paths = sorted(p for p in self.src.new.paths() if p.endswith(".py"))
         cache = CleanCache(self.cache_dir, [repr(self.config), *py_paths])
         digests: dict[str, str | None] = {}
@@ -568,17 +526,16 @@ class StaticPass:
                 if not refs:
                     continue
                 for ref in refs:
-                    sig = _call_sig(self.new_p, ref, site.method)
+                    sig = call_signature(self.new_p, ref, site.method)
                     if sig is None:
                         continue
-                    args = site.args
-                    sh = classify_shape(args)
-                    if sh is None or not _binds(sig, args):
+                    sh = shape(site.args)
+                    if sh.splatted or not bind(sig, sh).ok:
                         suspect.append(site)
                         break
             gone = [local for local, t in az.mi.imports.items() if t[0] == "attr" and self.new_p.resolve_name(t[1], t[2]) is None
                     and self._looks_like_op_import(t[1])]
-            self.new_p._recording = None
+            self.new_p.stop_recording()
             if not suspect and not gone:
                 cache.mark_clean(path, own, {p: dep_digest(p) for p in sorted(deps)})
                 continue
@@ -597,18 +554,18 @@ class StaticPass:
     def _fix_from_history(self, path: str, data: bytes, suspect: list[CallSite], ev: TestEvidence) -> None:
         hist = self.history
         fr = FileResult(path, before=data)
-        base = hist.base_for(path) if hist is not None else None  # type: ignore[attr-defined]
-        if base is None:
+        base = hist.base_for(path) if hist is not None else None
+        if hist is None or base is None:
             for s in suspect:
                 fr.findings.append(Finding(s, s.func_source, Status.BROKEN, "does not bind the current signature",
                                            why_not="not rewritten: no earlier version of this benchmark in git to learn what it meant"))
             if fr.findings:
                 self.result.files.append(fr)
             return
-        old_p = hist.project(base, self.cache, self.paths.op, self.config.op_bases)  # type: ignore[attr-defined]
+        old_p = hist.project(base, self.cache, self.paths.op, self.config.op_bases)
         if base not in self._history_changes:
             # Op files that differ between the benchmark's last commit and now.
-            old_paths, new_paths = hist.op_paths_changed(base, self.paths.op)  # type: ignore[attr-defined]
+            old_paths, new_paths = hist.op_paths_changed(base, self.paths.op)
             hev = TestEvidence(self.new_p, old_p, ev.test_files, [])
             self._history_changes[base] = (detect(old_p, self.new_p, old_paths, new_paths, self._op_files, hev.rename_hints), hev)
         changes, ev = self._history_changes[base]
@@ -623,16 +580,3 @@ class StaticPass:
                                            why_not="not rewritten: its Op did not change since the benchmark's last commit"))
             self.result.files.append(fr)
 
-
-def classify_shape(args) -> object | None:
-    from benchop_hook.fixes import shape
-
-    sh = shape(args)
-    return None if sh.splatted else sh
-
-
-def _binds(sig: Signature, args) -> bool:
-    from benchop_hook.binding import bind
-    from benchop_hook.fixes import shape
-
-    return bind(sig, shape(args)).ok

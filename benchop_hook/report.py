@@ -5,20 +5,25 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
-from benchop_hook.pipeline import Finding, StaticResult
+from benchop_hook.changes import OpChange
+from benchop_hook.commit import TRAILER
+from benchop_hook.numbers import table
+from benchop_hook.outcome import FileOutcome, RunOutcome
+from benchop_hook.pipeline import FileResult, Finding, StaticResult
+from benchop_hook.target import Target
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _grouped(result: StaticResult) -> list[tuple[object, list[object]]]:
+def _grouped(result: StaticResult) -> list[tuple[OpChange, list[OpChange]]]:
     """Each change, with the subclasses that only inherit it listed under their base."""
     by_new = {c.new: c for c in result.changes if c.new is not None}
-    children: dict[object, list[object]] = {}
+    children: dict[object, list[OpChange]] = {}
     top = []
     for c in result.changes:
         base = by_new.get(c.via_base) if c.via_base is not None else None
@@ -138,21 +143,15 @@ def write_json(path: str, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def bullet(items: Iterable[str]) -> str:
-    return "\n".join(f"- {i}" for i in items)
-
-
-def outcome_lines(o) -> list[str]:  # noqa: ANN001 - repair.FileOutcome (imported lazily by callers)
-    from benchop_hook.numbers import table
-
+def outcome_lines(o: FileOutcome) -> list[str]:
     where = f" on {o.device}" if o.device else ""
     gpus = f" (GPU {', '.join(sorted(o.gpus))})" if o.gpus and any(o.gpus) else ""
     runs = f"{_plural(o.runs, 'run')}, {o.seconds:.1f} s{where}{gpus}"
     lines: list[str] = []
-    if getattr(o, "helper", False):
+    if o.helper:
         lines.append(f"bench-op: {o.path}: " + (f"fixed; {o.reason}" if o.status != "blocked" else f"blocked: {o.reason}"))
         return lines
-    elif o.status == "passed":
+    if o.status == "passed":
         lines.append(f"bench-op: {o.path}: passed with numbers ({_plural(o.cases, 'case')}, {runs})")
         lines.extend("    " + row for row in table(o.numbers))
     elif o.status == "skipped":
@@ -161,12 +160,96 @@ def outcome_lines(o) -> list[str]:  # noqa: ANN001 - repair.FileOutcome (importe
         word = "blocked" if o.status == "blocked" else "not done"
         lines.append(f"bench-op: {o.path}: {word}: {o.reason} ({runs})")
         if o.patch:
-            lines.append(f"    the proposed rewrite was not left in the tree; it is saved as {o.patch} (git apply it to use it)")
-    for n in o.notes:
-        lines.append(f"    note: {n}")
+            lines.append(f"    the proposed rewrite was not left in the tree; it is saved as {o.patch} "
+                         "(git apply it to use it)")
+    lines.extend(f"    note: {n}" for n in o.notes)
     return lines
 
 
-def run_status(outcomes, static_blocked: int) -> str:  # noqa: ANN001
-    bad = [o for o in outcomes if o.status in ("blocked", "failed")]
-    return "blocked" if bad or static_blocked else "done"
+def fix_lines(fr: FileResult) -> list[str]:
+    """The rewrites the static pass made in a file, one line each (the report's and the commit body's)."""
+    out = []
+    for f in fr.findings:
+        if f.fixed and f.plan is not None and f.plan.ops:
+            func = f.site.func_source + (f".{f.method}" if f.method and f.method != "__call__" else "")
+            out.append(f"{f.site.path}:{f.site.lineno}: {call_text(f)} -> {func}{f.plan.preview}")
+    return out
+
+
+def hand_edit(fr: FileResult) -> Finding:
+    """The first call in a file that needs a hand edit (what blocks it before any run)."""
+    return next(f for f in fr.findings if f.needs_action and not f.runtime_candidate)
+
+
+def summary_line(run: RunOutcome) -> str:
+    done = [o for o in run.outcomes if o.status == "passed" and not o.helper]
+    skipped = [o for o in run.outcomes if o.status == "skipped" and not o.helper]
+    helpers = [o for o in run.outcomes if o.helper and o.status in ("passed", "skipped")]
+    bad = len([o for o in run.outcomes if o.bad]) + len(run.blocked_static)
+    parts = []
+    if done:
+        parts.append(f"{_plural(len(done), 'benchmark file')} repaired and producing numbers")
+    if skipped:
+        why = "not run (--no-run)" if all(o.reason and "--no-run" in o.reason for o in skipped) else "not run: no GPU"
+        parts.append(f"{len(skipped)} fixed but {why}")
+    if helpers:
+        parts.append(f"{_plural(len(helpers), 'helper module')} fixed")
+    if run.excluded:
+        parts.append(f"{len(run.excluded)} left alone")
+    if bad:
+        parts.append(f"{bad} blocked")
+    return f"bench-op: {run.status}: " + (", ".join(parts) if parts else "nothing to do") + "."
+
+
+def run_json(run: RunOutcome, target: Target) -> dict[str, Any]:
+    data: dict[str, Any] = {"status": run.status, "target": target.as_json()}
+    if run.result is not None:
+        s = static_json(run.result)
+        data["changes"] = s["changes"]
+        data["findings"] = s["findings"]
+    else:
+        data["changes"], data["findings"] = [], []
+    benches = [o.as_json() for o in run.outcomes]
+    for fr in run.blocked_static:
+        f = hand_edit(fr)
+        benches.append({"path": fr.path, "status": "failed", "iterations": 0, "numbers": [], "fixes": [],
+                        "reason": f"{f.site.path}:{f.site.lineno}: {f.why_not or f.problem}"})
+    data["benchmarks"] = benches
+    if run.reason:
+        data["reason"] = run.reason
+    if run.commit is not None:
+        data["commit"] = run.commit
+    if run.run_seconds is not None:
+        data["benchmark_seconds"] = round(run.run_seconds, 3)
+        data["pytest_sessions"] = run.sessions
+    return data
+
+
+def commit_message(run: RunOutcome, files: Mapping[str, bytes]) -> str:
+    """The follow-up commit's message: subject, the Op changes, the rewrites, a short numbers table, trailer."""
+    groups = _grouped(run.result) if run.result is not None else []
+    names = [os.path.basename(p) for p in sorted(files)]
+    subject_files = ", ".join(names) if len(names) <= 2 else f"{len(names)} benchmark files"
+    ops = [c.name for c, _ in groups]
+    subject_ops = ", ".join(ops[:2]) + (f" and {len(ops) - 2} more" if len(ops) > 2 else "")
+    lines = [f"bench-op: align {subject_files} with the new {subject_ops} interface{'s' if len(ops) > 1 else ''}", ""]
+    for c, kids in groups:
+        lines.append(c.headline())
+        if kids:
+            lines.append("  inherited by " + ", ".join(k.name for k in kids))
+    lines += ["", "Rewrites:"]
+    mine = [o for o in run.outcomes if o.path in files]
+    for o in mine:
+        lines.extend(f"- {fx}" for fx in o.fixes)
+    numbered = [o for o in mine if o.numbers]
+    if numbered:
+        lines.append("")
+        for o in numbered:
+            lines.append(f"Numbers for {o.path}" + (f" on {o.device}" if o.device else "") + ":")
+            rows = table(o.numbers)
+            lines.extend("  " + r for r in rows[:12])
+            if len(rows) > 12:
+                lines.append(f"  ... {len(rows) - 12} more cases")
+    lines.extend(f"{o.path}: not run ({o.reason})" for o in mine if o.status == "skipped")
+    lines += ["", TRAILER, ""]
+    return "\n".join(lines)

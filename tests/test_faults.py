@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURE, Repo, git, make_repo, reduction_change
+from conftest import FIXTURE, Repo, make_repo, reduction_change
 
 BENCH_RED = "benchmarks/ops/bench_reduction.py"
 
@@ -383,7 +383,7 @@ def test_a_bug_is_a_short_message_and_a_log(repo: Repo, monkeypatch: pytest.Monk
     from benchop_hook import cli
     from benchop_hook.commands import check
 
-    def boom(args):  # noqa: ANN001, ANN202 - stands in for a bug anywhere below the handler
+    def boom(opts: object) -> int:  # stands in for a bug anywhere below the handler
         raise ZeroDivisionError("division by zero")
 
     monkeypatch.chdir(repo.path)

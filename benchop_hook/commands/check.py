@@ -2,28 +2,29 @@
 
 from __future__ import annotations
 
-import argparse
-
 from benchop_hook.commands.common import quick, static
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
+from benchop_hook.options import Options
 
 
-def main(args: argparse.Namespace) -> int:
-    repo, cfg, target, changes = quick(args)
+def main(opts: Options) -> int:
+    repo, cfg, target, changes = quick(opts)
     if changes is None:
-        if not args.quiet:
+        if not opts.quiet:
             print(f"bench-op: nothing to check: no Op file changed in {target.label}.")
-        if args.json:
+        if opts.json:
             from benchop_hook.report import write_json
 
-            write_json(args.json, {"status": "nothing-to-do", "target": target.as_json(), "changes": [], "findings": []})
+            write_json(opts.json, {"status": "nothing-to-do", "target": target.as_json(), "changes": [],
+                                   "findings": []})
         return EXIT_OK
     from benchop_hook.report import render_check, static_json, write_json
 
-    result = static(repo, cfg, target, changes, rewrite=False)
+    result, _ = static(repo, cfg, target, changes, rewrite=False)
     print(render_check(result))
-    if args.json:
+    if opts.json:
         data = static_json(result)
-        data["status"] = "broken" if result.broken or result.rewritten else ("nothing-to-do" if not result.changes else "ok")
-        write_json(args.json, data)
+        ok = "nothing-to-do" if not result.changes else "ok"
+        data["status"] = "broken" if result.broken or result.rewritten else ok
+        write_json(opts.json, data)
     return EXIT_BLOCKED if (result.broken or result.rewritten) else EXIT_OK

@@ -1,4 +1,5 @@
-"""What every command does first: find the repo, read the config, decide cheaply whether there is anything to do."""
+"""What every command does first: find the repo, read the config, decide cheaply whether there is anything
+to do."""
 
 from __future__ import annotations
 
@@ -8,40 +9,33 @@ from typing import TYPE_CHECKING
 
 from benchop_hook import config as config_mod
 from benchop_hook import gitrepo
-from benchop_hook.globs import matches
+from benchop_hook.options import Options
+from benchop_hook.paths import Paths
 from benchop_hook.target import Target, changed_files, resolve
 
 if TYPE_CHECKING:
-    import argparse
-
+    from benchop_hook.context import StaticContext
     from benchop_hook.pipeline import StaticResult
 
 
-def open_repo(args: argparse.Namespace) -> tuple[gitrepo.RepoPaths, config_mod.Config]:
-    repo = gitrepo.find_repo(getattr(args, "directory", None))
+def open_repo(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config]:
+    repo = gitrepo.find_repo(opts.directory)
     cfg = config_mod.load(repo.root)
     for w in cfg.warnings:
         print(w, file=sys.stderr)
     return repo, cfg
 
 
-def target_of(args: argparse.Namespace, repo: gitrepo.RepoPaths) -> Target:
-    return resolve(repo.root, all_files=args.all_files, from_ref=args.from_ref, to_ref=args.to_ref)
-
-
-def is_op_path(cfg: config_mod.Config, p: str) -> bool:
-    return (p.endswith(".py") and not matches(p, cfg.benchmark_paths) and not matches(p, cfg.test_paths)
-            and matches(p, cfg.op_paths))
-
-
 def op_files_touched(cfg: config_mod.Config, changes: list[gitrepo.Change]) -> bool:
-    return any((c.old_path and is_op_path(cfg, c.old_path)) or (c.new_path and is_op_path(cfg, c.new_path)) for c in changes)
+    is_op = Paths(cfg).op
+    return any((c.old_path and is_op(c.old_path)) or (c.new_path and is_op(c.new_path)) for c in changes)
 
 
 def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
-           changes: list[gitrepo.Change], *, bench_from: str = "worktree", only: set[str] | None = None,
-           rewrite: bool = True) -> StaticResult:
-    """The static pass. Imports the heavy modules: call it only when there is work."""
+           changes: list[gitrepo.Change], *, bench_from: str = "worktree", only: frozenset[str] | None = None,
+           rewrite: bool = True) -> tuple[StaticResult, StaticContext]:
+    """The static pass, and what it learned for the repair loop. Imports the heavy modules: call it only
+    when there is work."""
     from benchop_hook.history import History
     from benchop_hook.pipeline import Sources, StaticPass
 
@@ -50,11 +44,10 @@ def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
     tracked = gitrepo.list_tracked(root, links=links)
     if target.mode == "all":
         new: gitrepo.Snapshot = gitrepo.WorkTree(root, tracked, links)
-        sources = Sources(None, new, new, [])
-        sp = StaticPass(cfg, sources, target, History(root))
-        sp.only, sp.rewrite = only, rewrite
-        sp.cache_dir = os.path.join(repo.git_dir, "bench-op")
-        return sp.run()
+        sp = StaticPass(cfg, Sources(None, new, new, []), target, history=History(root),
+                        only=set(only) if only is not None else None, rewrite=rewrite,
+                        cache_dir=os.path.join(repo.git_dir, "bench-op"))
+        return sp.run(), sp.context()
     if target.mode == "staged":
         old: gitrepo.Snapshot = gitrepo.GitSnapshot(root, "HEAD")
         new = gitrepo.GitSnapshot(root, None)
@@ -63,19 +56,19 @@ def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
         old = gitrepo.GitSnapshot(root, target.from_rev)
         new = gitrepo.GitSnapshot(root, target.to_rev)
     bench = new if bench_from == "target" else gitrepo.WorkTree(root, tracked, links)
-    sp = StaticPass(cfg, Sources(old, new, bench, changes), target)
-    sp.rewrite = rewrite
-    return sp.run()
+    sp = StaticPass(cfg, Sources(old, new, bench, changes), target, rewrite=rewrite)
+    return sp.run(), sp.context()
 
 
-def quick(args: argparse.Namespace) -> tuple[gitrepo.RepoPaths, config_mod.Config, Target, list[gitrepo.Change] | None]:
+def quick(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config, Target, list[gitrepo.Change] | None]:
     """Everything up to "is any op file in the diff?"; changes None means there is nothing to do."""
-    repo, cfg = open_repo(args)
-    target = target_of(args, repo)
+    repo, cfg = open_repo(opts)
+    target = resolve(repo.root, all_files=opts.all_files, from_ref=opts.from_ref, to_ref=opts.to_ref)
     if target.mode == "staged" and gitrepo.has_unmerged(repo.root):
         from benchop_hook.errors import GitError
 
-        raise GitError("the index has unmerged paths (a merge with conflicts): resolve them and `git add` them, then run bench-op again.")
+        raise GitError("the index has unmerged paths (a merge with conflicts): resolve them and `git add` "
+                       "them, then run bench-op again.")
     if target.mode == "all":
         return repo, cfg, target, []
     changes = changed_files(repo.root, target)

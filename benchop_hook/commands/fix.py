@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from benchop_hook.commands.common import quick, static
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK, BenchOpError
+from benchop_hook.options import Options
 
 
-def main(args: argparse.Namespace) -> int:
-    repo, cfg, target, changes = quick(args)
+def main(opts: Options) -> int:
+    repo, cfg, target, changes = quick(opts)
     if changes is None:
-        if not args.quiet:
+        if not opts.quiet:
             print(f"bench-op: nothing to fix: no Op file changed in {target.label}.")
         return EXIT_OK
     from benchop_hook.files import write_file
     from benchop_hook.report import render_check, static_json, unified_diff, write_json
 
-    result = static(repo, cfg, target, changes)
-    if args.diff:
+    result, _ = static(repo, cfg, target, changes)
+    if opts.diff:
         for fr in result.rewritten:
             sys.stdout.write(unified_diff(fr.path, fr.before, fr.after))
         print(render_check(result), file=sys.stderr)
@@ -37,7 +37,7 @@ def main(args: argparse.Namespace) -> int:
         print(render_check(result, wrote=True))
         for msg in failed:
             print(f"bench-op: {msg}", file=sys.stderr)
-    if args.json:
+    if opts.json:
         data = static_json(result)
-        write_json(args.json, data)
+        write_json(opts.json, data)
     return EXIT_BLOCKED if result.broken else EXIT_OK

@@ -6,13 +6,13 @@ Respects `core.hooksPath`; a hook the user already has is kept and chained to
 
 from __future__ import annotations
 
-import argparse
 import os
 import stat
 import sys
 
 from benchop_hook import gitrepo
 from benchop_hook.errors import EXIT_OK, BenchOpError
+from benchop_hook.options import Options
 
 HOOKS = ("post-commit", "post-merge")
 MARKER = "# bench-op hook:"
@@ -56,8 +56,8 @@ def _ours(path: str) -> bool:
         return False
 
 
-def install(args: argparse.Namespace) -> int:
-    repo = gitrepo.find_repo(getattr(args, "directory", None))
+def install(opts: Options) -> int:
+    repo = gitrepo.find_repo(opts.directory)
     folder = hooks_dir(repo.root)
     os.makedirs(folder, exist_ok=True)
     done = []
@@ -88,8 +88,8 @@ def _generated_by_pre_commit(path: str) -> bool:
         return False
 
 
-def uninstall(args: argparse.Namespace) -> int:
-    repo = gitrepo.find_repo(getattr(args, "directory", None))
+def uninstall(opts: Options) -> int:
+    repo = gitrepo.find_repo(opts.directory)
     folder = hooks_dir(repo.root)
     done = []
     for name in HOOKS:

@@ -1,0 +1,56 @@
+"""The command line as one frozen value, built once in `cli.py` and passed explicitly to the commands.
+
+Every command sees every field (with its default where its parser has no such option), so nothing reads
+the argparse namespace after this, and nothing is set on it. A hook stage derives its own view with
+`dataclasses.replace` (a new frozen value) instead of editing it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+Stage = Literal["pre-commit", "post-commit", "post-merge", "follow-up"]
+
+
+@dataclass(frozen=True)
+class Options:
+    command: str | None = None
+    directory: str | None = None  # -C DIR
+    # what to compare
+    from_ref: str | None = None
+    to_ref: str | None = None
+    all_files: bool = False
+    files: tuple[str, ...] = ()  # benchmark files named on the command line: a shard
+    only: frozenset[str] | None = None  # all-files mode: just these benchmark files (pre-commit --all-files)
+    # output
+    json: str | None = None
+    quiet: bool = False
+    diff: bool = False  # fix: print the diff instead of writing
+    # run
+    no_run: bool = False
+    no_commit: bool = False
+    python: str | None = None
+    timeout: float | None = None
+    max_iterations: int | None = None
+    gpus: str | None = None
+    # hook
+    stage: Stage | None = None
+
+    @classmethod
+    def defaults(cls) -> dict[str, object]:
+        """Every field's default, for the parser: then every namespace has every field."""
+        return {f.name: f.default for f in dataclasses.fields(cls)}
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> Options:
+        given = {f.name: vars(ns)[f.name] for f in dataclasses.fields(cls)}
+        given["files"] = tuple(given["files"] or ())
+        return cls(**given)
+
+    def shard(self) -> frozenset[str]:
+        """The benchmark files named on the command line, normalised; empty means all of them."""
+        return frozenset(os.path.normpath(f) for f in self.files)

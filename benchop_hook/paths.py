@@ -1,0 +1,25 @@
+"""Which stage of the pipeline a repository path belongs to: benchmarks first, then tests, then ops.
+
+Light on purpose (globs only): the fast path asks "did an Op file change?" with it.
+"""
+
+from __future__ import annotations
+
+from benchop_hook.config import Config
+from benchop_hook.globs import matches
+
+
+class Paths:
+    """The one set of path predicates; `benchmarks/ops/*.py` is never taken for an op file."""
+
+    def __init__(self, config: Config) -> None:
+        self.c = config
+
+    def bench(self, p: str) -> bool:
+        return p.endswith(".py") and matches(p, self.c.benchmark_paths)
+
+    def test(self, p: str) -> bool:
+        return p.endswith(".py") and not self.bench(p) and matches(p, self.c.test_paths)
+
+    def op(self, p: str) -> bool:
+        return p.endswith(".py") and not self.bench(p) and not self.test(p) and matches(p, self.c.op_paths)

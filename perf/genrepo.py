@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import subprocess
 import textwrap
 
@@ -103,7 +102,6 @@ def member(f: int, m: int, standalone: bool) -> str:
 
 
 def generate(dest: str, seed: int = 0) -> dict[str, object]:
-    rng = random.Random(seed)
     pkg = os.path.join(dest, "src", "bigtile")
     ops = os.path.join(pkg, "ops")
     os.makedirs(ops, exist_ok=True)
@@ -162,7 +160,7 @@ def generate(dest: str, seed: int = 0) -> dict[str, object]:
         for n in names:
             fam = int(n[2:].split("x")[0])
             args = "M, N, torch.float16" if fam % 3 else "M, N, dtype=torch.float16"
-            lines += ["", f"@pytest.mark.parametrize('M, N', SHAPES)", f"def test_{n.lower()}_bench(M, N, record_property):",
+            lines += ["", "@pytest.mark.parametrize('M, N', SHAPES)", f"def test_{n.lower()}_bench(M, N, record_property):",
                       f"    op = {n}({args})", "    x = torch.randn(M, N)", "    ms = 0.1",
                       "    record_property('latency_ms', ms)", "    for _ in range(3):", "        op(x)", ""]
         open(os.path.join(bench, f"bench_{b}.py"), "w").write("\n".join(lines) + "\n")

@@ -26,8 +26,8 @@ OUT.mkdir(parents=True, exist_ok=True)
 os.environ.update({"GIT_AUTHOR_NAME": "Kernel Dev", "GIT_AUTHOR_EMAIL": "dev@example.com",
                    "GIT_COMMITTER_NAME": "Kernel Dev", "GIT_COMMITTER_EMAIL": "dev@example.com", "PYTHONUNBUFFERED": "1"})
 
-import conftest  # noqa: E402
-import test_properties as tp  # noqa: E402
+import conftest  # noqa: E402 - importable only after the sys.path line above
+import test_properties as tp  # noqa: E402 - importable only after the sys.path line above
 
 WORK = Path("/tmp/bench-op-gpu")
 subprocess.run(["rm", "-rf", str(WORK)])

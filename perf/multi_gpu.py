@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 os.environ.update({"GIT_AUTHOR_NAME": "Kernel Dev", "GIT_AUTHOR_EMAIL": "dev@example.com",
                    "GIT_COMMITTER_NAME": "Kernel Dev", "GIT_COMMITTER_EMAIL": "dev@example.com"})
 
-import conftest  # noqa: E402
-import test_properties as tp  # noqa: E402
+import conftest  # noqa: E402 - importable only after the sys.path line above
+import test_properties as tp  # noqa: E402 - importable only after the sys.path line above
 
 
 def main() -> None:

@@ -27,7 +27,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import genrepo  # noqa: E402
+import genrepo  # noqa: E402 - importable only after the sys.path line above
 
 BENCH_OP = [sys.executable, "-m", "benchop_hook"]
 BENCH_OP_SCRIPT = os.path.join(os.path.dirname(sys.executable), "bench-op")

@@ -7,6 +7,7 @@ import pytest
 from benchop_hook.config import Config, from_table, parse_gpus
 from benchop_hook.errors import ConfigError
 from benchop_hook.globs import matches
+
 from conftest import Repo
 
 

@@ -124,7 +124,7 @@ def test_invariants(tmp_path: Path, seed: int) -> None:
     index_before = repo.git("ls-files", "-s")
     added, untracked = user_work(repo, rng)
     before = repo.snapshot()
-    is_bench = lambda p: p.startswith("benchmarks/") and p.endswith(".py")  # noqa: E731
+    is_bench = lambda p: p.startswith("benchmarks/") and p.endswith(".py")  # noqa: E731 - a one-line predicate, read where it is used
     out = tmp_path / "first.json"
 
     if mode == "check":

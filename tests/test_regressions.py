@@ -3,9 +3,6 @@ look in scope, defaults that need an import, two calls on a line, comments in mu
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from conftest import Repo, reduction_change

@@ -238,7 +238,8 @@ def test_json_report(repo: Repo, tmp_path) -> None:
 def test_no_commits_and_bad_ref_are_clear_errors(tmp_path) -> None:
     import shutil
 
-    from conftest import FIXTURE, Repo as R
+    from conftest import FIXTURE
+    from conftest import Repo as R
 
     d = tmp_path / "fresh"
     shutil.copytree(FIXTURE, d)

@@ -13,15 +13,16 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 _MAX_OUT = 64 * 1024
-_records: dict[str, dict] = {}
-_errors: list[dict] = []
+_records: dict[str, dict[str, Any]] = {}
+_errors: list[dict[str, Any]] = []
 _started = time.time()
 
 
-def _frames(excinfo) -> list[dict]:
-    out = []
+def _frames(excinfo: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     try:
         for entry in excinfo.traceback:
             out.append({"path": str(entry.path), "line": entry.lineno + 1, "name": entry.name})
@@ -30,10 +31,10 @@ def _frames(excinfo) -> list[dict]:
     return out[-40:]
 
 
-def _exc(excinfo) -> dict:
+def _exc(excinfo: Any) -> dict[str, Any]:
     try:
         msg = str(excinfo.value)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - an exception whose __str__ raises is still reported
         msg = "<unprintable>"
     return {"type": type(excinfo.value).__name__, "message": msg[:4000], "frames": _frames(excinfo)}
 
@@ -61,12 +62,13 @@ _collected = {"total": 0, "selected": 0}
 _deselected: dict[str, int] = {}
 
 
-def pytest_collection_modifyitems(session, config, items) -> None:
+def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
     """With BENCHOP_FIRST_CASE=1 keep one parametrized case per test function: interface errors show in seconds."""
     _collected["total"] = len(items)
     if os.environ.get("BENCHOP_FIRST_CASE") == "1":
         seen = set()
-        keep, drop = [], []
+        keep: list[Any] = []
+        drop: list[Any] = []
         for item in items:
             key = (str(getattr(item, "path", item.fspath)), getattr(item, "originalname", item.name),
                    getattr(getattr(item, "cls", None), "__name__", None))
@@ -81,11 +83,11 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     _collected["selected"] = len(items)
 
 
-def pytest_exception_interact(node, call, report) -> None:
+def pytest_exception_interact(node: Any, call: Any, report: Any) -> None:
     if call.excinfo is None:
         return
     info = _exc(call.excinfo)
-    nodeid = getattr(report, "nodeid", None) or getattr(node, "nodeid", "")
+    nodeid = str(getattr(report, "nodeid", None) or getattr(node, "nodeid", ""))
     if getattr(report, "when", None) is None or report.when == "collect" or not hasattr(report, "when"):
         info["nodeid"] = nodeid
         _errors.append(info)
@@ -94,7 +96,7 @@ def pytest_exception_interact(node, call, report) -> None:
         rec.setdefault("exception", info)
 
 
-def pytest_runtest_logreport(report) -> None:
+def pytest_runtest_logreport(report: Any) -> None:
     rec = _records.setdefault(report.nodeid, {"nodeid": report.nodeid})
     if report.when == "call" or (report.outcome != "passed" and "outcome" not in rec):
         rec["outcome"] = report.outcome
@@ -112,7 +114,7 @@ def pytest_runtest_logreport(report) -> None:
         rec["gpu"] = gpu
 
 
-def pytest_collectreport(report) -> None:
+def pytest_collectreport(report: Any) -> None:
     if report.failed:
         text = str(report.longrepr)[-4000:]
         if not any(e.get("nodeid") == report.nodeid for e in _errors):
@@ -122,7 +124,7 @@ def pytest_collectreport(report) -> None:
                 e["longrepr"] = text
 
 
-def pytest_sessionfinish(session, exitstatus) -> None:
+def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
     path = os.environ.get("BENCHOP_RESULT")
     if not path:
         return
@@ -133,11 +135,8 @@ def pytest_sessionfinish(session, exitstatus) -> None:
     torch = sys.modules.get("torch")
     if torch is not None:
         try:
-            if torch.cuda.is_available():
-                device = torch.cuda.get_device_name(0)
-            else:
-                device = "cpu"
-        except Exception:  # noqa: BLE001
+            device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
+        except Exception:  # noqa: BLE001 - a broken CUDA setup must not fail the benchmark session
             device = None
     data = {
         "exitstatus": int(exitstatus),

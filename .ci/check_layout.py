@@ -1,0 +1,106 @@
+"""Checks of the package's shape that ruff and mypy don't make: no import cycle (module-level, function-level
+and TYPE_CHECKING imports alike), and no function longer than 60 lines unless it says why."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent.parent / "benchop_hook"
+MAX_LINES = 60
+LONG_OK = "# long:"  # a function may be longer when its def line says why, after this marker
+# ... or here, for modules other branches are changing now (a comment on their def lines would only conflict).
+REASONS = {
+    "benchop_hook.changes.detect":
+        "one pass pairing old and new classes (kept, moved, renamed, removed) over maps it shares",
+    "benchop_hook.edits.diff":
+        "one table-like walk over two signatures; each edit kind is a few lines",
+    "benchop_hook.fixes.plan":
+        "one walk over the arguments that builds the plan and checks that it binds; split, the invariants "
+        "it keeps would be spread over several functions",
+    "benchop_hook.runner.run_pytest":
+        "one subprocess's lifetime (start, stream, time out, kill the group, read the results) under one "
+        "try/finally that must hold all of it",
+}
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path: Path, name: str, known: set[str]) -> set[str]:
+    """Every benchop_hook module `path` imports, wherever the import statement is."""
+    out: set[str] = set()
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*up, base] if base else up)
+            out.add(base)
+            out.update(f"{base}.{a.name}" for a in node.names)  # `from pkg import module`
+    return {m for m in out if m in known and m != name}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    found: list[list[str]] = []
+    state: dict[str, int] = {}  # 1 on the stack, 2 done
+    stack: list[str] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(graph[m]):
+            if state.get(n) == 1:
+                found.append([*stack[stack.index(n):], n])
+            elif n not in state:
+                visit(n)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+    return found
+
+
+def long_functions(path: Path, module: str) -> list[tuple[int, str, int]]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out = []
+    for node in ast.walk(ast.parse("\n".join(lines))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            n = (node.end_lineno or node.lineno) - node.lineno + 1
+            said = LONG_OK in lines[node.lineno - 1] or f"{module}.{node.name}" in REASONS
+            if n > MAX_LINES and not said:
+                out.append((node.lineno, node.name, n))
+    return out
+
+
+def main() -> int:
+    files = {module_name(p): p for p in sorted(PKG.rglob("*.py"))}
+    graph = {name: imports(p, name, set(files)) for name, p in files.items()}
+    bad = 0
+    for c in cycles(graph):
+        print("import cycle: " + " -> ".join(c))
+        bad += 1
+    for name, p in files.items():
+        for lineno, fn, n in long_functions(p, name):
+            where = f"{p.relative_to(PKG.parent)}:{lineno}"
+            print(f"{where}: {fn} is {n} lines (over {MAX_LINES}, no reason given)")
+            bad += 1
+    n_imports = sum(len(v) for v in graph.values())
+    print(f"{len(files)} modules, {n_imports} imports between them: "
+          f"{'cycles above' if cycles(graph) else 'no import cycle'}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -19,9 +19,6 @@ REASONS = {
     "benchop_hook.fixes.plan":
         "one walk over the arguments that builds the plan and checks that it binds; split, the invariants "
         "it keeps would be spread over several functions",
-    "benchop_hook.runner.run_pytest":
-        "one subprocess's lifetime (start, stream, time out, kill the group, read the results) under one "
-        "try/finally that must hold all of it",
 }
 
 

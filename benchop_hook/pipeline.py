@@ -212,10 +212,13 @@ class StaticPass:
         """Symlinks under benchmark-paths are never written through: say so when they matter."""
         import os
 
-        for p in getattr(self.src.bench, "links", []):
+        bench = self.src.bench
+        if not isinstance(bench, gitrepo.WorkTree):
+            return  # only a working tree has symlinks bench-op could be asked to write through
+        for p in bench.links:
             if not self.paths.bench(p):
                 continue
-            full = os.path.join(getattr(self.src.bench, "root", ""), p)
+            full = os.path.join(bench.root, p)
             try:
                 with open(full, "rb") as f:
                     data = f.read(2_000_000)

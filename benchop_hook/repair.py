@@ -43,8 +43,10 @@ def node_targets(fr: FileResult) -> list[str]:
     return sorted(names)
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoopContext:
+    """What every file's loop shares: where and how to run, and what the static pass learned."""
+
     root: str
     interp: Interpreter
     static: StaticContext

@@ -169,6 +169,7 @@ class _Rewriter(cst.CSTTransformer):
         self.name_renames = name_renames
         self.applied: set[object] = set()
         self.failed: list[str] = []
+        self._skip: set[int] = set()  # ids of names a rename must not touch
 
     def _pos(self, node: cst.CSTNode) -> CodeRange:
         return self.get_metadata(PositionProvider, node)
@@ -247,12 +248,8 @@ class _Rewriter(cst.CSTTransformer):
         return out
 
     # Renamed Ops: rename loads of the imported name only, not attributes, keywords, parameters or definitions.
-    _skip: set[int]
-
     def _skip_node(self, node: cst.CSTNode | None) -> None:
         if node is not None:
-            if not hasattr(self, "_skip"):
-                self._skip = set()
             self._skip.add(id(node))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -276,7 +273,7 @@ class _Rewriter(cst.CSTTransformer):
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         new = self.name_renames.get(updated.value)
-        if not new or id(original) in getattr(self, "_skip", ()):
+        if not new or id(original) in self._skip:
             return updated
         return updated.with_changes(value=new)
 

@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 from benchop_hook.errors import EXIT_USAGE, BenchOpError
 
@@ -226,6 +226,86 @@ def _show(line: str, section: str) -> bool:
     return bool(line.strip()) or section == "failures"
 
 
+class _Output:
+    """What a run prints: bounded on the terminal (and a failure report cut short), whole in the log file
+    (up to a limit), its last lines kept for error messages, and the test that started last."""
+
+    def __init__(self, echo: Callable[[str], None], log: IO[bytes] | None, log_path: str | None, start: float) -> None:
+        self.echo, self.log, self.start = echo, log, start
+        self.where = log_path or "the run output"
+        self.tail: deque[str] = deque(maxlen=200)
+        self.last_started: str | None = None
+        self.shown = 0
+        self.written = 0
+        self.section = "header"
+        self.failure_lines = 0
+
+    def feed(self, raw: bytes) -> None:
+        if self.log is not None and self.written < _LOG_LIMIT:
+            self.log.write(raw)
+            self.written += len(raw)
+        line = raw.decode("utf-8", "replace").rstrip("\r\n")
+        if len(line) > 2000:
+            line = line[:2000] + " ...(line truncated)"
+        self.tail.append(line)
+        if "::" in line and not any(p in line for p in _PROGRESS):
+            self.last_started = line.split(" ", 1)[0]
+        prev, self.section = self.section, _section(line, self.section)
+        if self.section == "failures":
+            self.failure_lines = 0 if prev != "failures" else self.failure_lines + 1
+            if self.failure_lines == _FAILURE_LINES:
+                self.echo(f"    ... (the rest of the failure report is in {self.where})")
+            if self.failure_lines >= _FAILURE_LINES:
+                return
+        if self.shown < _ECHO_LINES and _show(line, self.section):
+            if any(p in line for p in _PROGRESS) and "::" in line:
+                line = f"{line}  ({time.monotonic() - self.start:.1f}s)"
+            self.echo(line)
+            self.shown += 1
+            if self.shown == _ECHO_LINES:
+                self.echo(f"... (more output hidden; the whole log is in {self.where})")
+
+
+def _pump(proc: subprocess.Popen[bytes], out: _Output, *, deadline: float) -> bool:
+    """Feed the run's output to `out` until it ends or the deadline passes, then kill its process group (a
+    timeout or Ctrl-C kills the whole tree; a finished run's stray children, a hung helper or a server, go
+    with it too). True when it timed out."""
+    lines: queue.Queue[bytes | None] = queue.Queue(maxsize=10000)
+
+    def reader() -> None:
+        assert proc.stdout is not None
+        for raw in iter(proc.stdout.readline, b""):
+            lines.put(raw)
+        lines.put(None)
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    exited_at: float | None = None
+    timed_out = False
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            try:
+                raw = lines.get(timeout=min(remaining, 0.5))
+            except queue.Empty:
+                # pytest is gone but something it started still holds the pipe open.
+                if proc.poll() is not None:
+                    exited_at = exited_at or time.monotonic()
+                    if time.monotonic() - exited_at > 2.0:
+                        break
+                continue
+            if raw is None:
+                break
+            out.feed(raw)
+    finally:
+        _kill_group(proc)
+    t.join(timeout=5)
+    return timed_out
+
+
 def run_pytest(
     interp: Interpreter,
     root: str,
@@ -262,80 +342,16 @@ def run_pytest(
             if log:
                 log.close()
             raise BenchOpError(f"cannot start {interp.path} ({exc.strerror}).") from None
-        lines: queue.Queue[bytes | None] = queue.Queue(maxsize=10000)
-
-        def reader() -> None:
-            assert proc.stdout is not None
-            for raw in iter(proc.stdout.readline, b""):
-                lines.put(raw)
-            lines.put(None)
-
-        t = threading.Thread(target=reader, daemon=True)
-        t.start()
-        tail: deque[str] = deque(maxlen=200)
-        shown = 0
-        written = 0
-        timed_out = False
-        last_started: str | None = None
-        exited_at: float | None = None
-        section = "header"
-        failure_lines = 0
+        out = _Output(echo, log, log_path, start)
         try:
-            while True:
-                remaining = timeout - (time.monotonic() - start)
-                if remaining <= 0:
-                    timed_out = True
-                    break
-                try:
-                    raw = lines.get(timeout=min(remaining, 0.5))
-                except queue.Empty:
-                    # pytest is gone but something it started still holds the pipe open.
-                    if proc.poll() is not None:
-                        exited_at = exited_at or time.monotonic()
-                        if time.monotonic() - exited_at > 2.0:
-                            break
-                    continue
-                if raw is None:
-                    break
-                if log is not None and written < _LOG_LIMIT:
-                    log.write(raw)
-                    written += len(raw)
-                line = raw.decode("utf-8", "replace").rstrip("\r\n")
-                if len(line) > 2000:
-                    line = line[:2000] + " ...(line truncated)"
-                tail.append(line)
-                if "::" in line and not any(p in line for p in _PROGRESS):
-                    last_started = line.split(" ", 1)[0]
-                prev, section = section, _section(line, section)
-                if section == "failures":
-                    failure_lines = 0 if prev != "failures" else failure_lines + 1
-                    if failure_lines == _FAILURE_LINES:
-                        echo(f"    ... (the rest of the failure report is in {log_path or 'the run output'})")
-                    if failure_lines >= _FAILURE_LINES:
-                        continue
-                if shown < _ECHO_LINES and _show(line, section):
-                    if any(p in line for p in _PROGRESS) and "::" in line:
-                        line = f"{line}  ({time.monotonic() - start:.1f}s)"
-                    echo(line)
-                    shown += 1
-                    if shown == _ECHO_LINES:
-                        echo(f"... (more output hidden; the whole log is in {log_path or 'the run output'})")
-        except KeyboardInterrupt:
-            _kill_group(proc)
-            raise
+            timed_out = _pump(proc, out, deadline=start + timeout)
         finally:
-            if timed_out or proc.poll() is None:
-                _kill_group(proc)
-            else:
-                # The run is over; stray children it left (a hung helper, a server) go with it.
-                _kill_group(proc)
             if log is not None:
                 log.close()
-        t.join(timeout=5)
         rc = proc.wait()
         seconds = time.monotonic() - start
-        res = RunResult(list(targets), None if timed_out else rc, seconds, timed_out=timed_out, tail=list(tail),
-                        log_path=log_path, last_started=last_started)
+        res = RunResult(list(targets), None if timed_out else rc, seconds, timed_out=timed_out, tail=list(out.tail),
+                        log_path=log_path, last_started=out.last_started)
         if not _read_plugin(result_json, res):
             if rc != 0 and any("No module named pytest" in line for line in res.tail):
                 raise BenchOpError(f"{interp.path} (from {interp.source}) cannot import pytest: install pytest there, "

@@ -61,6 +61,27 @@ class CallSite:
     via: str  # direct, alias, module, dict, list, loop, parametrize, helper, instance
     splat_dict: tuple[tuple[str, str], ...] | None = None  # literal `**d` expanded: (key, value source)
     splat_name: str | None = None  # the name splatted with `**name`, when it is a plain name
+    splat_star: tuple[str, ...] | None = None  # literal `*t` expanded: the sources of its items
+    opaque: str | None = None  # why a splat's contents can't be seen, e.g. "*inputs (the result of a call)"
+
+    @property
+    def expanded_args(self) -> tuple[Arg, ...] | None:
+        """The arguments with literal splats replaced by what they hold; None when a splat is opaque."""
+        out: list[Arg] = []
+        for a in self.args:
+            if a.kind == "star":
+                if self.splat_star is None:
+                    return None
+                out.extend(Arg("pos", None, src) for src in self.splat_star)
+            elif a.kind == "dstar":
+                if self.splat_dict is None:
+                    return None
+            else:
+                out.append(a)
+        if self.splat_dict is not None:
+            out.extend(Arg("kw", k, v) for k, v in self.splat_dict)
+        # Python binds every positional before any keyword, whatever the written order.
+        return tuple([a for a in out if a.kind == "pos"] + [a for a in out if a.kind != "pos"])
 
     @property
     def classes(self) -> frozenset[ClassRef]:
@@ -560,6 +581,16 @@ class ModuleAnalyzer:
         args = args[: len(node.args)] + kw_args
         if sum(1 for a in args if a.kind == "dstar") == 1 and not any(a.kind == "star" for a in args):
             splat_dict = self._literal_dict(node, scope)
+        splat_star: list[str] | None = None
+        stars = [a for a in node.args if isinstance(a, ast.Starred)]
+        if len(stars) == 1:
+            splat_star = self._literal_tuple(stars[0].value, scope)
+        opaque = None
+        if any(a.kind == "dstar" for a in args) and splat_dict is None:
+            kw = next(k for k in node.keywords if k.arg is None)
+            opaque = self._opaque_reason("**", kw.value, scope)
+        elif stars and splat_star is None:
+            opaque = self._opaque_reason("*", stars[0].value, scope)
         top, qual = self.enclosing_function(node)
         via_kind = via
         if isinstance(node.func, ast.Name) and via == "indirect":
@@ -580,7 +611,65 @@ class ModuleAnalyzer:
             via=via_kind,
             splat_dict=tuple(splat_dict) if splat_dict is not None else None,
             splat_name=splat_name,
+            splat_star=tuple(splat_star) if splat_star is not None else None,
+            opaque=opaque,
         )
+
+    def _opaque_reason(self, star: str, value: ast.expr, scope: _Scope) -> str:
+        """A few words on why the contents of `*value` / `**value` are not known statically."""
+        what = f"{star}{self.segment(value)}"
+        if isinstance(value, ast.Call):
+            return f"{what}: the result of a call"
+        if not isinstance(value, ast.Name):
+            return f"{what}: built where bench-op can't see"
+        cur = self.parents.get(value)
+        while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(cur, ast.Lambda) and value.id in {a.arg for a in (*cur.args.args, *cur.args.kwonlyargs,
+                                                                            *filter(None, (cur.args.vararg, cur.args.kwarg)))}:
+                return f"{what}: a parameter of a lambda"
+            cur = self.parents.get(cur)
+        s: _Scope | None = scope
+        while s is not None:
+            if value.id in s.params:
+                return f"{what}: a parameter" + (" (from pytest parametrize)" if value.id in s.param_values else "")
+            if value.id in s.assigns or value.id in s.loops:
+                vals = s.assigns.get(value.id, [])
+                if vals and all(isinstance(v, ast.Call) for v in vals):
+                    return f"{what}: the result of {self.segment(vals[0].func)}()"  # type: ignore[attr-defined]
+                return f"{what}: its contents are not fully visible"
+            s = s.up()
+        return f"{what}: defined elsewhere"
+
+    def _literal_tuple(self, value: ast.expr, scope: _Scope) -> list[str] | None:
+        """`*t` where t is a tuple/list literal (written inline, or bound once in the same function and never changed)."""
+        if isinstance(value, (ast.Tuple, ast.List)):
+            node: ast.expr = value
+        elif isinstance(value, ast.Name) and scope.node is not None and value.id not in scope.params:
+            fn = scope.node
+            name = value.id
+            binds = [n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With,
+                                                             ast.NamedExpr, ast.comprehension))
+                     and any(isinstance(t, ast.Name) and t.id == name for t in _bound_names(n))]
+            if len(binds) != 1 or not isinstance(binds[0], ast.Assign) or len(binds[0].targets) != 1:
+                return None
+            if not isinstance(binds[0].targets[0], ast.Name):
+                return None
+            node = binds[0].value
+            if not isinstance(node, (ast.Tuple, ast.List)):
+                return None
+            if isinstance(node, ast.List):
+                # A list may be changed in place anywhere it is named; a tuple cannot.
+                for n in ast.walk(fn):
+                    if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+                        parent = self.parents.get(n)
+                        if not isinstance(parent, ast.Starred):
+                            return None
+        else:
+            return None
+        assert isinstance(node, (ast.Tuple, ast.List))
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            return None
+        return [self.segment(e) for e in node.elts]
 
     def _how(self, name: str, scope: _Scope) -> str:
         s: _Scope | None = scope
@@ -681,6 +770,22 @@ class _ModuleMarker(ast.expr):
     def __init__(self, module: str) -> None:
         super().__init__()
         self.module = module
+
+
+def _bound_names(n: ast.AST) -> list[ast.expr]:
+    """The name targets a binding statement (or comprehension) writes."""
+    if isinstance(n, ast.Assign):
+        targets = list(n.targets)
+    elif isinstance(n, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.comprehension)):
+        targets = [n.target]
+    elif isinstance(n, ast.With):
+        targets = [i.optional_vars for i in n.items if i.optional_vars is not None]
+    else:
+        return []
+    out: list[ast.expr] = []
+    for t in targets:
+        out.extend(x for x in ast.walk(t) if isinstance(x, ast.Name))
+    return out
 
 
 def _unwrap_param(node: ast.expr) -> ast.expr:

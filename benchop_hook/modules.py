@@ -69,6 +69,7 @@ class ModuleInfo:
     star_imports: list[str] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)  # local -> dotted expression
     all_names: tuple[str, ...] | None = None
+    names: set[str] = field(default_factory=set)  # every name bound at the top level (functions and constants too)
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -141,7 +142,26 @@ def parse_source(data: bytes, path: str, module: str) -> ModuleInfo:
     return mi
 
 
+def _bound_at_top(node: ast.stmt) -> list[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [a.asname or a.name.split(".")[0] for a in node.names if a.name != "*"]
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign):
+        targets = list(node.targets)
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        targets = [node.target]
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+
+
 def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = None) -> None:
+    mi.names.update(_bound_at_top(node))
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+        for sub in (*node.body, *getattr(node, "orelse", [])):
+            mi.names.update(_bound_at_top(sub))
     if isinstance(node, ast.ClassDef):
         mi.classes[node.name] = _read_class(node, segments)
     elif isinstance(node, ast.Import):
@@ -175,9 +195,11 @@ def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = N
         # `if TYPE_CHECKING:` / version switches: names bound in either branch count.
         for sub in (*node.body, *node.orelse):
             _read_toplevel(sub, mi, segments)
-    elif isinstance(node, ast.Try):
-        for sub in node.body:
+    elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+        for sub in node.body:  # type: ignore[attr-defined]
             _read_toplevel(sub, mi, segments)
+        for sub in (*node.orelse, *node.finalbody, *(s for h in node.handlers for s in h.body)):  # type: ignore[attr-defined]
+            mi.names.update(_bound_at_top(sub))
 
 
 def _read_class(node: ast.ClassDef, segments: Segments | None = None) -> ClassInfo:
@@ -244,6 +266,7 @@ class Project:
         self.is_op_path = is_op_path
         self.op_bases = set(op_bases)
         self._by_module: dict[str, str] | None = None
+        self._packages: set[str] = set()  # every package, with or without __init__.py (PEP 420)
         self._by_path: dict[str, str] = {}
         self._is_op: dict[ClassRef, bool] = {}
         self._ctor: dict[ClassRef, Signature | None] = {}
@@ -262,6 +285,8 @@ class Project:
                     self._by_path[p] = names[0]
                 for n in names:
                     by_module.setdefault(n, p)
+                    parts = n.split(".")
+                    self._packages.update(".".join(parts[:i]) for i in range(1, len(parts)))
             self._by_module = by_module
         return self._by_module
 
@@ -270,7 +295,12 @@ class Project:
         return self._by_path.get(path, path[:-3].replace("/", "."))
 
     def has_module(self, module: str) -> bool:
-        return module in self._index()
+        """A module file, or a package directory (a namespace package has no file of its own)."""
+        return module in self._index() or module in self._packages
+
+    def top_packages(self) -> set[str]:
+        """The first names of the repository's own modules (`tileops`, `workloads`, ...)."""
+        return {m.split(".")[0] for m in self._index()}
 
     def path_of(self, module: str) -> str | None:
         return self._index().get(module)

@@ -16,10 +16,10 @@ from benchop_hook.changes import OpChange, detect
 from benchop_hook.config import Config
 from benchop_hook.edits import Edit
 from benchop_hook.evidence import TestEvidence
-from benchop_hook.fixes import ArgOp, NoPlan, Plan, Status, Value, classify, default_pins, plan
+from benchop_hook.fixes import ArgOp, NoPlan, Plan, Status, Value, classify, default_pins, judge_now, plan
 from benchop_hook.globs import matches
 from benchop_hook.locate import analyze
-from benchop_hook.modules import ClassRef, ParseCache, Project
+from benchop_hook.modules import ClassRef, ModuleInfo, ParseCache, Project
 from benchop_hook.signatures import Signature, free_names, is_constant_source
 from benchop_hook.target import Target
 
@@ -66,6 +66,19 @@ class Finding:
         }
 
 
+@dataclass(frozen=True)
+class Note:
+    """A call or import only a run can judge: information, not a failure."""
+
+    path: str
+    line: int
+    call: str
+    reason: str
+
+    def as_json(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line, "call": self.call, "reason": self.reason}
+
+
 @dataclass
 class FileResult:
     path: str
@@ -97,6 +110,11 @@ class StaticResult:
     files: list[FileResult] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why it was not read)
     op_files_changed: bool = False
+    # all-files mode: what was checked against the current signatures, and what only a run can judge
+    checked_calls: int = 0
+    checked_classes: set[str] = field(default_factory=set)
+    unknown: list[Note] = field(default_factory=list)
+    unresolved: list[Note] = field(default_factory=list)
 
     @property
     def findings(self) -> list[Finding]:
@@ -553,6 +571,11 @@ class StaticPass:
                 continue
             own = digest(data)
             if cache.is_clean(path, own, dep_digest):
+                extra = cache.extra(path)
+                self.result.checked_calls += int(extra.get("calls", 0))  # type: ignore[call-overload]
+                self.result.checked_classes.update(extra.get("classes", []))  # type: ignore[arg-type]
+                self.result.unknown.extend(Note(**n) for n in extra.get("unknown", []))  # type: ignore[union-attr]
+                self.result.unresolved.extend(Note(**n) for n in extra.get("unresolved", []))  # type: ignore[union-attr]
                 continue
             deps = self.new_p.record()
             az = analyze(path, data, self.new_p, None)
@@ -560,27 +583,36 @@ class StaticPass:
                 self.result.skipped.append((path, az.mi.error))
                 self.result.files.append(FileResult(path, before=data, error=az.mi.error))
                 continue
-            suspect: list[CallSite] = []
+            suspect: dict[tuple[int, int], tuple[CallSite, str]] = {}  # (line, col) -> the call, the TypeError it raises now
+            calls, classes, unknown = 0, set(), []
             for site in az.calls():
-                classes = [a for a in site.atoms if isinstance(a, ClassRef) and self.new_p.is_op(a)]
+                classes_ = [a for a in site.atoms if isinstance(a, ClassRef) and self.new_p.is_op(a)]
                 insts = [a.cls for a in site.atoms if isinstance(a, Instance) and self.new_p.is_op(a.cls)]
-                refs = classes if site.method is None else insts
-                if not refs:
+                sigs = [(r, _call_sig(self.new_p, r, site.method)) for r in (classes_ if site.method is None else insts)]
+                judged = [(r, sig) for r, sig in sigs if sig is not None]
+                if not judged:
                     continue
-                for ref in refs:
-                    sig = _call_sig(self.new_p, ref, site.method)
-                    if sig is None:
-                        continue
-                    args = site.args
-                    sh = classify_shape(args)
-                    if sh is None or not _binds(sig, args):
-                        suspect.append(site)
-                        break
+                calls += 1
+                classes.update(r.qualname for r, _ in judged)
+                verdicts = [judge_now(site.args, site.expanded_args, sig, site.opaque) for _, sig in judged]
+                broken = next((why for st, why in verdicts if st is Status.BROKEN), None)
+                if broken is not None:
+                    suspect[(site.lineno, site.col)] = (site, broken)
+                elif any(st is Status.UNKNOWN for st, _ in verdicts):
+                    why = next(why for st, why in verdicts if st is Status.UNKNOWN)
+                    unknown.append(Note(path, site.lineno, _call_text(site), why))
             gone = [local for local, t in az.mi.imports.items() if t[0] == "attr" and self.new_p.resolve_name(t[1], t[2]) is None
                     and self._looks_like_op_import(t[1])]
+            unresolved = self._unresolved_imports(path, az.mi)
             self.new_p._recording = None
+            self.result.checked_calls += calls
+            self.result.checked_classes |= classes
+            self.result.unknown.extend(unknown)
+            self.result.unresolved.extend(unresolved)
             if not suspect and not gone:
-                cache.mark_clean(path, own, {p: dep_digest(p) for p in sorted(deps)})
+                cache.mark_clean(path, own, {p: dep_digest(p) for p in sorted(deps)},
+                                 {"calls": calls, "classes": sorted(classes), "unknown": [n.as_json() for n in unknown],
+                                  "unresolved": [n.as_json() for n in unresolved]})
                 continue
             cache.forget(path)
             self._fix_from_history(path, data, suspect, ev)
@@ -594,13 +626,18 @@ class StaticPass:
         # A module that doesn't exist any more: it was an op module if history says so.
         return any(seg == "ops" for seg in module.split("."))
 
-    def _fix_from_history(self, path: str, data: bytes, suspect: list[CallSite], ev: TestEvidence) -> None:
+    def _fix_from_history(self, path: str, data: bytes, suspect: dict[tuple[int, int], tuple[CallSite, str]],
+                          ev: TestEvidence) -> None:
+        """Plan fixes for the provably broken calls of one file from the Ops as they were at its last commit.
+
+        The current signatures decide what is broken; history only says what a call meant (and so
+        can also show a call that still binds, with its arguments on other parameters)."""
         hist = self.history
         fr = FileResult(path, before=data)
         base = hist.base_for(path) if hist is not None else None  # type: ignore[attr-defined]
         if base is None:
-            for s in suspect:
-                fr.findings.append(Finding(s, s.func_source, Status.BROKEN, "does not bind the current signature",
+            for s, why in suspect.values():
+                fr.findings.append(Finding(s, s.func_source, Status.BROKEN, why,
                                            why_not="not rewritten: no earlier version of this benchmark in git to learn what it meant"))
             if fr.findings:
                 self.result.files.append(fr)
@@ -614,25 +651,61 @@ class StaticPass:
         changes, ev = self._history_changes[base]
         for c in changes:
             if c not in self.result.changes:
-                self.result.changes.append(c)
+                self.result.changes.append(c)  # the repair loop looks changes up here; all-files reports do not list them
         before = len(self.result.files)
         self._locate_and_fix(changes, old_p, ev, [path])
-        if len(self.result.files) == before:
-            for s in suspect:
-                fr.findings.append(Finding(s, s.func_source, Status.BROKEN, "does not bind the current signature",
-                                           why_not="not rewritten: its Op did not change since the benchmark's last commit"))
+        if len(self.result.files) > before:
+            fr = self.result.files.pop()
+        kept: list[Finding] = []
+        seen: set[tuple[int, int]] = set()
+        for f in fr.findings:
+            key = (f.site.lineno, f.site.col)
+            if key in suspect:
+                seen.add(key)
+                if f.status in (Status.UNKNOWN, Status.AMBIGUOUS, Status.STALE, Status.OK) or f.plan is None:
+                    # What history could not settle, the current signature has: it raises.
+                    why_not = f.why_not if f.status is not Status.UNKNOWN and f.why_not else "not rewritten: its Op's history does not say what it meant"
+                    f = Finding(f.site, f.op, Status.BROKEN, suspect[key][1], why_not=why_not, info=f.info, method=f.method)
+                kept.append(f)
+            elif f.status in (Status.SHIFTED, Status.DEFAULT, Status.GONE, Status.BROKEN):
+                kept.append(f)  # provable from what the call meant at the benchmark's last commit
+        for key, (s, why) in suspect.items():
+            if key not in seen:
+                kept.append(Finding(s, s.func_source, Status.BROKEN, why,
+                                    why_not="not rewritten: its Op did not change since the benchmark's last commit"))
+        fr.findings = sorted(kept, key=lambda f: (f.site.lineno, f.site.col))
+        if fr.findings or fr.changed or fr.would_change:
             self.result.files.append(fr)
 
+    def _unresolved_imports(self, path: str, mi: ModuleInfo) -> list[Note]:
+        """Imports from the repository's own packages that name nothing bench-op can find."""
+        out: list[Note] = []
+        ours = self.new_p.top_packages()
+        for t in mi.imports.values():
+            module, name = (t[1], None) if t[0] == "module" else (t[1], t[2])
+            if module.split(".")[0] not in ours or module == mi.module:
+                continue
+            if name is None:
+                if not self.new_p.has_module(module):
+                    out.append(Note(path, 0, f"import {module}", "unresolved: no such module in the repository"))
+                continue
+            if self.new_p.resolve_name(module, name) is not None:
+                continue
+            if not self.new_p.has_module(module):
+                out.append(Note(path, 0, f"from {module} import {name}", "unresolved: no such module in the repository"))
+                continue
+            target = self.new_p.module(module)
+            if target is not None and (name in target.names or target.star_imports or target.error):
+                continue  # a function or a constant, or beyond a star import: not a class, not lost
+            if target is not None and self._looks_like_op_import(module):
+                continue  # an Op import that is gone: the history pass reports it
+            out.append(Note(path, 0, f"from {module} import {name}", f"unresolved: {module} defines no {name}"))
+        return out
 
-def classify_shape(args) -> object | None:
-    from benchop_hook.fixes import shape
 
-    sh = shape(args)
-    return None if sh.splatted else sh
-
-
-def _binds(sig: Signature, args) -> bool:
-    from benchop_hook.binding import bind
-    from benchop_hook.fixes import shape
-
-    return bind(sig, shape(args)).ok
+def _call_text(site: CallSite) -> str:
+    args = ", ".join(a.source if a.kind == "pos" else f"{a.keyword}={a.source}" if a.kind == "kw"
+                     else ("*" if a.kind == "star" else "**") + a.source for a in site.args)
+    func = site.func_source + (f".{site.method}" if site.method and site.method != "__call__" and not site.func_source.endswith(site.method) else "")
+    text = f"{func}({args})"
+    return text if len(text) <= 72 else text[:68] + "...)"

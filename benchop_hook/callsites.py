@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from benchop_hook.modules import ClassRef, ModuleInfo, ModuleRef, dotted
 from benchop_hook.signatures import Segments
@@ -63,6 +63,8 @@ class CallSite:
     splat_name: str | None = None  # the name splatted with `**name`, when it is a plain name
     splat_star: tuple[str, ...] | None = None  # literal `*t` expanded: the sources of its items
     opaque: str | None = None  # why a splat's contents can't be seen, e.g. "*inputs (the result of a call)"
+    guard: str | None = None  # a condition bench-op can't evaluate that may keep some classes away from the call
+    conditional: bool = False  # the call runs under some `if`
 
     @property
     def expanded_args(self) -> tuple[Arg, ...] | None:
@@ -540,6 +542,8 @@ class ModuleAnalyzer:
                     via = "module"
             else:
                 atoms = self.eval(func, scope)
+                if isinstance(func, ast.Name):
+                    atoms = self._narrowed(node, func.id, scope, atoms)
                 if atoms and all(isinstance(a, Instance) for a in atoms):
                     method = "__call__"
                     via = "instance"
@@ -549,7 +553,106 @@ class ModuleAnalyzer:
                     via = "alias"
             if not any(isinstance(a, (ClassRef, Instance, Gone)) for a in atoms):
                 continue
-            yield self._site(node, atoms, method, via, scope)
+            site = self._site(node, atoms, method, via, scope)
+            guard, conditional = self._guard_of(node, func, scope)
+            if guard is not None or conditional:
+                site = replace(site, guard=guard, conditional=conditional)
+            yield site
+
+    # -- guards: the conditions a call runs under
+    def _conditions(self, node: ast.AST) -> list[tuple[ast.expr, bool]]:
+        """(test, whether it holds) for each `if` the call is under, up to its function, including
+        earlier `if ...: return` statements it comes after."""
+        out: list[tuple[ast.expr, bool]] = []
+        child: ast.AST = node
+        cur = self.parents.get(node)
+        while cur is not None and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if isinstance(cur, (ast.If, ast.IfExp, ast.While)):
+                body = cur.body if isinstance(cur.body, list) else [cur.body]
+                orelse = cur.orelse if isinstance(cur.orelse, list) else [cur.orelse]
+                if child in body:
+                    out.append((cur.test, True))
+                elif child in orelse:
+                    out.append((cur.test, False))
+            for fld in ("body", "orelse", "finalbody"):
+                block = getattr(cur, fld, None)
+                if isinstance(block, list) and child in block:
+                    for prev in block[: block.index(child)]:
+                        if isinstance(prev, ast.If) and not prev.orelse and prev.body and isinstance(
+                                prev.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+                            out.append((prev.test, False))
+            child, cur = cur, self.parents.get(cur)
+        return out
+
+    def _in_try_catching_type_error(self, node: ast.AST) -> bool:
+        child: ast.AST = node
+        cur = self.parents.get(node)
+        while cur is not None and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(cur, ast.Try) and child in cur.body:
+                for h in cur.handlers:
+                    names = [] if h.type is None else [dotted(e) for e in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type])]
+                    if h.type is None or any(n in ("TypeError", "Exception", "BaseException") for n in names):
+                        return True
+            child, cur = cur, self.parents.get(cur)
+        return False
+
+    def _guard_of(self, node: ast.Call, func: ast.expr, scope: _Scope) -> tuple[str | None, bool]:
+        """A condition that may keep some of the classes that reach the call away from it, which bench-op
+        can't evaluate (it names the callee: `if "M" in inspect.signature(cls).parameters`), or a
+        `try` that catches the TypeError; and whether the call runs under any condition at all."""
+        if self._in_try_catching_type_error(node):
+            return "inside a try that catches TypeError", True
+        conds = self._conditions(node)
+        root = func
+        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+            root = root.value if not isinstance(root, ast.Call) else root.func
+        names = {root.id} if isinstance(root, ast.Name) else set()
+        keys: set[str] = set()
+        if isinstance(func, ast.Name):
+            for v in scope.assigns.get(func.id, []):
+                if isinstance(v, ast.Subscript):
+                    names |= {n.id for n in ast.walk(v) if isinstance(n, ast.Name)}
+                    if isinstance(v.slice, ast.Name):
+                        keys.add(v.slice.id)
+        for test, _ in conds:
+            if any(_membership(test, k) is not None for k in keys):
+                continue  # a guard on the table's key: `_narrowed` already applied it
+            if {n.id for n in ast.walk(test) if isinstance(n, ast.Name)} & names:
+                return f"under `if {self.segment(test)}`", True
+        return None, bool(conds)
+
+    def _narrowed(self, node: ast.Call, name: str, scope: _Scope, atoms: set[Atom]) -> set[Atom]:
+        """`cls = table[kind]` then `if kind in ("std", "var"): cls(...)`: only the table's entries the
+        visible guards let through reach the call."""
+        vals = scope.assigns.get(name, [])
+        if scope.node is None or len(vals) != 1 or name in scope.params or name in scope.loops:
+            return atoms
+        v = vals[0]
+        if not (isinstance(v, ast.Subscript) and isinstance(v.slice, ast.Name)):
+            return atoms
+        key = v.slice.id
+        tables = self.elements_source(v.value, scope, 1)
+        if not tables or any(t is None or t[0] != "dict" for t in tables):
+            return atoms
+        entries = [(k, val) for t in tables if t is not None for k, val in t[1]]
+        if any(not isinstance(k, ast.Constant) for k, _ in entries):
+            return atoms
+        every = {k.value for k, _ in entries if isinstance(k, ast.Constant)}
+        allowed: set[object] | None = None
+        for test, holds in self._conditions(node):
+            parsed = _membership(test, key)
+            if parsed is None:
+                continue
+            consts, positive = parsed
+            chosen = consts if positive == holds else every - consts
+            allowed = chosen if allowed is None else allowed & chosen
+        if allowed is None:
+            return atoms
+        out: set[Atom] = set()
+        for k, val in entries:
+            if isinstance(k, ast.Constant) and k.value in allowed:
+                out |= self.eval(val, scope, 1)
+        return out or atoms
 
     def _is_import_name(self, name: str, scope: _Scope) -> bool:
         s: _Scope | None = scope
@@ -770,6 +873,21 @@ class _ModuleMarker(ast.expr):
     def __init__(self, module: str) -> None:
         super().__init__()
         self.module = module
+
+
+def _membership(test: ast.expr, key: str) -> tuple[set[object], bool] | None:
+    """`key in ("a", "b")` -> ({"a", "b"}, True); `key != "a"` -> ({"a"}, False); else None."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+            and test.left.id == key):
+        return None
+    op, right = test.ops[0], test.comparators[0]
+    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+        if not all(isinstance(e, ast.Constant) for e in right.elts):
+            return None
+        return {e.value for e in right.elts if isinstance(e, ast.Constant)}, isinstance(op, ast.In)
+    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
+        return {right.value}, isinstance(op, ast.Eq)
+    return None
 
 
 def _bound_names(n: ast.AST) -> list[ast.expr]:

@@ -596,7 +596,12 @@ class StaticPass:
                 classes.update(r.qualname for r, _ in judged)
                 verdicts = [judge_now(site.args, site.expanded_args, sig, site.opaque) for _, sig in judged]
                 broken = next((why for st, why in verdicts if st is Status.BROKEN), None)
-                if broken is not None:
+                if broken is not None and (site.guard is not None or (
+                        site.conditional and any(st is not Status.BROKEN for st, _ in verdicts))):
+                    # Some classes may never get here: the condition decides, and only a run evaluates it.
+                    why = site.guard or "under a condition that may keep the classes it does not fit away"
+                    unknown.append(Note(path, site.lineno, _call_text(site), f"unknown: the run decides ({broken}, but only {why})"))
+                elif broken is not None:
                     suspect[(site.lineno, site.col)] = (site, broken)
                 elif any(st is Status.UNKNOWN for st, _ in verdicts):
                     why = next(why for st, why in verdicts if st is Status.UNKNOWN)

@@ -15,7 +15,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from benchop_hook.gitrepo import Snapshot
-from benchop_hook.signatures import Segments, Signature, from_function, is_staticmethod
+from benchop_hook.signatures import (
+    DataclassInfo,
+    Param,
+    Segments,
+    Signature,
+    dataclass_info,
+    dataclass_signature,
+    from_function,
+    is_staticmethod,
+)
 
 TRIVIAL_BASES = {"object", "ABC", "Generic", "Protocol", "Module", "ABCMeta"}
 PUBLIC_DUNDERS = {"__call__"}
@@ -46,6 +55,7 @@ class ClassInfo:
     methods: dict[str, Signature]
     node: ast.ClassDef | None = field(default=None, repr=False, compare=False)
     dataclass_like: bool = False
+    dataclass: DataclassInfo | None = None  # @dataclass: the fields its synthesized __init__ takes
     _fingerprint: str | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -217,7 +227,8 @@ def _read_class(node: ast.ClassDef, segments: Segments | None = None) -> ClassIn
                     continue
                 methods[item.name] = from_function(item, drop_first=not is_staticmethod(item), segments=segments)
     dataclass_like = any((dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1] in ("dataclass", "define", "attrs") for d in node.decorator_list)
-    return ClassInfo(node.name, node.lineno, bases, init, passthrough, methods, node, dataclass_like)
+    return ClassInfo(node.name, node.lineno, bases, init, passthrough, methods, node, dataclass_like,
+                     dataclass_info(node, segments))
 
 
 def module_names_for(path: str, inits: set[str]) -> list[str]:
@@ -235,7 +246,12 @@ def module_names_for(path: str, inits: set[str]) -> list[str]:
     names = [".".join(parts[i:])]
     full = ".".join(parts[1:] if parts[0] == "src" and len(parts) > 1 else parts)
     if full not in names:
-        names.append(full)
+        if i == len(parts) - 1 and len(parts) > 1:
+            # No __init__.py beside it: a PEP 420 namespace package, known by its full name first
+            # (two such files may share a bare name).
+            names.insert(0, full)
+        else:
+            names.append(full)
     return names
 
 
@@ -424,8 +440,12 @@ class Project:
             return self._ctor[ref]
         ci = self.class_info(ref)
         result: Signature | None
-        if ci is None or ref in _seen or ci.dataclass_like:
+        if ci is None or ref in _seen:
             result = None
+        elif ci.init is None and ci.dataclass is not None and ci.dataclass.init:
+            result = self._dataclass_init(ref, ci.dataclass)
+        elif ci.dataclass_like and ci.dataclass is None and ci.init is None:
+            result = None  # attrs and friends: their rules are not read
         elif ci.init is not None and not ci.init_passthrough:
             result = ci.init
         else:
@@ -448,6 +468,28 @@ class Project:
                 result = ci.init
         self._ctor[ref] = result
         return result
+
+    def _dataclass_init(self, ref: ClassRef, own: DataclassInfo) -> Signature | None:
+        """Fields of the dataclasses in the bases (first base last, as dataclasses collects them), then
+        its own; None when a base outside the repository (or a non-dataclass with fields) may add some."""
+        chain: list[tuple[Param, ...]] = []
+        bases = self.bases(ref)
+        for b in reversed(bases):
+            if isinstance(b, ClassRef):
+                bci = self.class_info(b)
+                if bci is None:
+                    return None
+                if bci.dataclass is not None:
+                    sig = self.constructor(b)
+                    if sig is None:
+                        return None
+                    chain.append(sig.params)
+                elif bci.init is not None or bci.dataclass_like:
+                    continue  # its __init__ is replaced; a plain class contributes no fields
+            elif b.split(".")[-1] not in TRIVIAL_BASES:
+                return None
+        chain.append(own.fields)
+        return dataclass_signature(chain)
 
     def _defines_init(self, ref: ClassRef, seen: frozenset[ClassRef]) -> bool:
         ci = self.class_info(ref)

@@ -621,6 +621,10 @@ class StaticPass:
                 continue
             cache.forget(path)
             self._fix_from_history(path, data, suspect, ev)
+            told = " ".join(n for fr in self.result.files if fr.path == path for n in fr.import_notes)
+            # An Op import history explains (renamed, moved, removed) is reported there, not as unresolved.
+            self.result.unresolved = [n for n in self.result.unresolved if n.path != path
+                                      or f" {n.call.rsplit(' ', 1)[-1]} from " not in f" {told}"]
         cache.save()
         return self.result
 
@@ -702,8 +706,6 @@ class StaticPass:
             target = self.new_p.module(module)
             if target is not None and (name in target.names or target.star_imports or target.error):
                 continue  # a function or a constant, or beyond a star import: not a class, not lost
-            if target is not None and self._looks_like_op_import(module):
-                continue  # an Op import that is gone: the history pass reports it
             out.append(Note(path, 0, f"from {module} import {name}", f"unresolved: {module} defines no {name}"))
         return out
 

@@ -190,6 +190,10 @@ class ModuleAnalyzer:
                     if x is not None:
                         inner.params.append(x.arg)
                 for dec in child.decorator_list:
+                    for names, values in self._decorator_params(dec):
+                        for i, n in enumerate(names):
+                            inner.param_values.setdefault(n, []).append(
+                                ast.Subscript(value=values, slice=ast.Constant(i if len(names) > 1 else None)))
                     pz = _parametrize(dec)
                     if pz is None:
                         continue
@@ -226,6 +230,104 @@ class ModuleAnalyzer:
             elif isinstance(child, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._visit_stmt(child, scope)
             self._collect(child, scope)
+
+    def _decorator_params(self, dec: ast.expr) -> list[tuple[list[str], ast.expr]]:
+        """`@SomeFixture` where SomeFixture is a class of this module holding `PARAMS = [(names, values), ...]`
+        (or a `get_params` that returns such a list): its instances parametrize the function like
+        `pytest.mark.parametrize(names, values)` for each entry."""
+        if not isinstance(dec, ast.Name) or self.tree is None:
+            return []
+        classes = {n.name: n for n in self.tree.body if isinstance(n, ast.ClassDef)}
+        seen: set[str] = set()
+        cls = classes.get(dec.id)
+        while cls is not None and cls.name not in seen:
+            seen.add(cls.name)
+            entries = self._fixture_entries(cls)
+            if entries is not None:
+                return entries
+            base = next((b.id for b in cls.bases if isinstance(b, ast.Name) and b.id in classes), None)
+            cls = classes.get(base) if base else None
+        return []
+
+    def _fixture_entries(self, cls: ast.ClassDef) -> list[tuple[list[str], ast.expr]] | None:
+        table: ast.expr | None = None
+        for item in cls.body:
+            if isinstance(item, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "PARAMS" for t in item.targets):
+                table = item.value
+            elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.target.id == "PARAMS":
+                table = item.value
+            elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "get_params":
+                returns = [n for n in ast.walk(item) if isinstance(n, ast.Return) and n.value is not None]
+                fscope = self.scopes.get(item)
+                if len(returns) == 1 and fscope is not None:
+                    table = _Scoped(returns[0].value, fscope)  # type: ignore[arg-type]
+        if table is None:
+            return None
+        inner, tscope = (table.node, table.scope) if isinstance(table, _Scoped) else (table, None)
+        if not isinstance(inner, (ast.List, ast.Tuple)):
+            return []
+        out: list[tuple[list[str], ast.expr]] = []
+        for entry in inner.elts:
+            if not (isinstance(entry, ast.Tuple) and len(entry.elts) == 2):
+                continue
+            names_node, values = entry.elts
+            if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
+                names = [n.strip() for n in names_node.value.split(",") if n.strip()]
+            elif isinstance(names_node, (ast.List, ast.Tuple)):
+                names = [e.value for e in names_node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            else:
+                continue
+            out.append((names, _Scoped(values, tscope) if tscope is not None else values))
+        return out
+
+    def _returned_list(self, call: ast.Call, scope: _Scope, depth: int) -> list[tuple[str, list[tuple[ast.expr | None, ast.expr]]] | None] | None:
+        """A module-level helper called for its list (one level): `return [...]`, or a list built with
+        `rows = []` and `rows.append(x)` / `rows.extend([...])` / `rows += [...]` then `return rows`.
+        Items are evaluated in the helper's scope. None: not such a helper."""
+        if not isinstance(call.func, ast.Name):
+            return None
+        fn = self.module_scope.defined_funcs.get(call.func.id)
+        if fn is None or depth > 4 or self._lookup_scope(call.func.id, scope) is not self.module_scope:
+            return None
+        fscope = self.scopes.get(fn)
+        returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
+        if fscope is None or len(returns) != 1 or returns[0].value is None:
+            return [None]
+        value = returns[0].value
+        if isinstance(value, (ast.List, ast.Tuple)):
+            return [("list", [(None, _Scoped(e, fscope)) for e in value.elts])]
+        if not isinstance(value, ast.Name):
+            return [None]
+        name = value.id
+        binds = [n for n in ast.walk(fn) if any(isinstance(t, ast.Name) and t.id == name for t in _bound_names(n))]
+        start = [b for b in binds if isinstance(b, ast.Assign)]
+        if len(start) != 1 or not isinstance(start[0].value, ast.List):
+            return [None]
+        items: list[ast.expr] = list(start[0].value.elts)
+        for n in ast.walk(fn):
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name:
+                if not isinstance(n.value, (ast.List, ast.Tuple)):
+                    return [None]
+                items.extend(n.value.elts)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
+                    and n.func.value.id == name:
+                if n.func.attr == "append" and len(n.args) == 1:
+                    items.append(n.args[0])
+                elif n.func.attr == "extend" and len(n.args) == 1 and isinstance(n.args[0], (ast.List, ast.Tuple)):
+                    items.extend(n.args[0].elts)
+                else:
+                    return [None]
+        if len(binds) != 1 + sum(1 for b in binds if isinstance(b, ast.AugAssign)):
+            return [None]
+        return [("list", [(None, _Scoped(e, fscope)) for e in items])]
+
+    def _lookup_scope(self, name: str, scope: _Scope) -> _Scope | None:
+        s: _Scope | None = scope
+        while s is not None:
+            if name in s.assigns or name in s.params or name in s.loops:
+                return s
+            s = s.up()
+        return None
 
     def _visit_stmt(self, stmt: ast.stmt, scope: _Scope) -> None:
         if isinstance(stmt, ast.Assign):
@@ -298,6 +400,8 @@ class ModuleAnalyzer:
             return {UNKNOWN}
         if isinstance(expr, _ModuleMarker):
             return {ModuleRef(expr.module)}
+        if isinstance(expr, _Scoped):
+            return self.eval(expr.node, expr.scope, depth + 1)
         if isinstance(expr, ast.Name):
             return self._eval_name(expr.id, scope, depth)
         if isinstance(expr, ast.Attribute):
@@ -362,6 +466,12 @@ class ModuleAnalyzer:
         """Literal containers `expr` can be: ("dict"|"list"|"tuple", [(key, value)])."""
         if depth > 10:
             return [None]
+        if isinstance(expr, _Scoped):
+            return self.elements_source(expr.node, expr.scope, depth + 1)
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name):
+            returned = self._returned_list(expr, scope, depth)
+            if returned is not None:
+                return returned
         if isinstance(expr, ast.Dict):
             return [("dict", [(k, v) for k, v in zip(expr.keys, expr.values) if k is not None])]
         if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
@@ -906,8 +1016,28 @@ def _bound_names(n: ast.AST) -> list[ast.expr]:
     return out
 
 
+class _Scoped(ast.expr):
+    """An expression to evaluate in another scope than the one asking (a helper's locals, a fixture's get_params)."""
+
+    _fields = ()
+
+    def __init__(self, node: ast.expr, scope: _Scope) -> None:
+        super().__init__()
+        self.node = node
+        self.scope = scope
+
+
 def _unwrap_param(node: ast.expr) -> ast.expr:
-    """`pytest.param(a, b, id=...)` -> the tuple of its values."""
+    """`pytest.param(a, b, id=...)` -> the tuple of its values. After a `*x` in a row, positions are unknown."""
+    if isinstance(node, _Scoped):
+        inner = _unwrap_param(node.node)
+        if isinstance(inner, (ast.Tuple, ast.List)):
+            return ast.Tuple(elts=[e if isinstance(e, ast.Name) and e.id == UNKNOWN else _Scoped(e, node.scope)
+                                   for e in inner.elts])
+        return _Scoped(inner, node.scope)
     if isinstance(node, ast.Call) and (dotted(node.func) or "").endswith("param"):
-        return ast.Tuple(elts=list(node.args)) if len(node.args) != 1 else node.args[0]
+        node = ast.Tuple(elts=list(node.args)) if len(node.args) != 1 else node.args[0]
+    if isinstance(node, (ast.Tuple, ast.List)) and any(isinstance(e, ast.Starred) for e in node.elts):
+        k = next(i for i, e in enumerate(node.elts) if isinstance(e, ast.Starred))
+        return ast.Tuple(elts=[*node.elts[:k], *[ast.Name(id=UNKNOWN) for _ in range(64)]])
     return node

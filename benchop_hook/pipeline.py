@@ -382,12 +382,27 @@ class StaticPass:
                 keys.add((c.old_sig, c.new_sig, c.edits))
             else:
                 keys.add(_method_edits(c, method, old_p, self.new_p))
-        if len(keys) > 1 or (unknown and site.via != "direct"):
-            other = "other values" if UNKNOWN in site.atoms else "Ops whose signatures changed differently"
+        if unknown and site.via != "direct":
+            other = "other values" if UNKNOWN in site.atoms else "Ops whose signatures did not change"
             return Finding(site, op, Status.AMBIGUOUS, f"reached through {site.via} by {op} and {other}",
                            why_not="the classes that can reach this call don't agree on one fix: update it by hand", method=method)
+        if len(keys) > 1:
+            # Different changes may still need the same edit of this call: compare the outcomes.
+            distinct: dict[object, list[OpChange]] = {}
+            for c, _ in changed:
+                assert c is not None
+                key = (c.old_sig, c.new_sig, c.edits) if method is None else _method_edits(c, method, old_p, self.new_p)
+                distinct.setdefault(key, []).append(c)
+            outcomes = [(", ".join(sorted((c.new or c.old).name for c in cs)),  # type: ignore[union-attr]
+                         self._judge_one(site, op, cs[0], method, old_p, ev)) for cs in distinct.values()]
+            return _agreed(site, op, method, sorted(outcomes, key=lambda o: o[0]))
         change = changed[0][0]
         assert change is not None
+        return self._judge_one(site, op, change, method, old_p, ev)
+
+    def _judge_one(self, site: CallSite, op: str, change: OpChange, method: str | None, old_p: Project,
+                   ev: TestEvidence) -> Finding | None:
+        """The finding for a call reached by classes that all changed as `change` did."""
         if change.status == "removed":
             return Finding(site, op, Status.GONE, f"{change.old.name} was removed and nothing replaced it",  # type: ignore[union-attr]
                            why_not="no successor to rewrite to: remove or replace this benchmark case by hand", method=method)
@@ -708,6 +723,35 @@ class StaticPass:
                 continue  # a function or a constant, or beyond a star import: not a class, not lost
             out.append(Note(path, 0, f"from {module} import {name}", f"unresolved: {module} defines no {name}"))
         return out
+
+
+def _agreed(site: CallSite, op: str, method: str | None, outcomes: list[tuple[str, Finding | None]]) -> Finding | None:
+    """One finding for a call several differently changed classes reach: theirs when every class's
+    outcome (status and rewrite) is the same; else one that names each class's fix."""
+    def outcome(f: Finding | None) -> object:
+        if f is None:
+            return None
+        if f.plan is not None and f.plan.ops and not f.hand:
+            return ("rewrite", f.plan.ops)  # the rewritten call is what has to agree, whatever each class's status
+        return (f.status, f.why_not, f.hand)
+
+    first = outcomes[0][1]
+    if all(outcome(f) == outcome(first) for _, f in outcomes):
+        if first is not None:
+            first.op = op
+            if len(outcomes) > 1:
+                first.info.append(f"the same rewrite for each of {op}")
+        return first
+    parts = []
+    for name, f in outcomes:
+        if f is None:
+            parts.append(f"{name}: no change needed")
+        elif f.plan is not None and f.plan.ops:
+            parts.append(f"{name}: {site.func_source}{f.plan.preview}")
+        else:
+            parts.append(f"{name}: {f.why_not or f.problem}")
+    return Finding(site, op, Status.AMBIGUOUS, f"reached by {op}, whose signatures changed differently",
+                   why_not="the classes need different fixes, update it by hand: " + "; ".join(parts), method=method)
 
 
 def _call_text(site: CallSite) -> str:

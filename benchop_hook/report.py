@@ -142,7 +142,7 @@ def static_json(result: StaticResult) -> dict[str, Any]:
     out: dict[str, Any] = {
         "target": result.target.as_json(),
         "changes": [c.as_json() for c in result.changes] if result.target.mode != "all" else [],
-        "findings": [f.as_json() for f in result.findings],
+        "findings": [dict(f.as_json(), text=call_text(f)) for f in result.findings],
         "rewritten": [fr.path for fr in result.rewritten],
         "skipped": [{"path": p, "reason": r} for p, r in result.skipped],
     }

@@ -747,7 +747,7 @@ class ModuleAnalyzer:
         entries = [(k, val) for t in tables if t is not None for k, val in t[1]]
         if any(not isinstance(k, ast.Constant) for k, _ in entries):
             return atoms
-        every = {k.value for k, _ in entries if isinstance(k, ast.Constant)}
+        every: set[object] = {k.value for k, _ in entries if isinstance(k, ast.Constant)}
         allowed: set[object] | None = None
         for test, holds in self._conditions(node):
             parsed = _membership(test, key)

@@ -587,10 +587,14 @@ class StaticPass:
             own = digest(data)
             if cache.is_clean(path, own, dep_digest):
                 extra = cache.extra(path)
-                self.result.checked_calls += int(extra.get("calls", 0))  # type: ignore[call-overload]
-                self.result.checked_classes.update(extra.get("classes", []))  # type: ignore[arg-type]
-                self.result.unknown.extend(Note(**n) for n in extra.get("unknown", []))  # type: ignore[union-attr]
-                self.result.unresolved.extend(Note(**n) for n in extra.get("unresolved", []))  # type: ignore[union-attr]
+                n_calls, names = extra.get("calls"), extra.get("classes")
+                self.result.checked_calls += n_calls if isinstance(n_calls, int) else 0
+                if isinstance(names, list):
+                    self.result.checked_classes.update(str(c) for c in names)
+                for key, dest in (("unknown", self.result.unknown), ("unresolved", self.result.unresolved)):
+                    items = extra.get(key)
+                    if isinstance(items, list):
+                        dest.extend(Note(**n) for n in items if isinstance(n, dict))
                 continue
             deps = self.new_p.record()
             az = analyze(path, data, self.new_p, None)
@@ -599,7 +603,7 @@ class StaticPass:
                 self.result.files.append(FileResult(path, before=data, error=az.mi.error))
                 continue
             suspect: dict[tuple[int, int], tuple[CallSite, str]] = {}  # (line, col) -> the call, the TypeError it raises now
-            calls, classes, unknown = 0, set(), []
+            calls, classes, unknown = 0, set[str](), list[Note]()
             for site in az.calls():
                 classes_ = [a for a in site.atoms if isinstance(a, ClassRef) and self.new_p.is_op(a)]
                 insts = [a.cls for a in site.atoms if isinstance(a, Instance) and self.new_p.is_op(a.cls)]

@@ -116,9 +116,13 @@ def test_provably_broken_calls_are_reported(repo: Repo, body: str, error: str) -
 
 
 def test_all_files_counts_calls_and_classes_and_lists_no_changes(repo: Repo) -> None:
+    repo.write("benchmarks/ops/bench_case.py", HEAD + "def test_x(extra):\n    SumFwdOp(**extra)\n")
+    repo.commit("an opaque splat")
     r = repo.bench_op("check", "--all-files")
     assert r.returncode == 0
     first = r.stdout.splitlines()[0]
     assert first.startswith("bench-op: checked ") and "calls of" in first and "Op classes against the current signatures" in first
-    again = repo.bench_op("check", "--all-files")  # from the cache: the same count
-    assert again.stdout.splitlines()[0] == first
+    assert "bench_case.py:8: SumFwdOp(**extra): unknown: the run decides (**extra: a parameter)" in r.stdout
+    again = repo.bench_op("check", "--all-files")  # from the cache: the same report
+    assert (repo.path / ".git" / "bench-op" / "all-files-cache.json").exists()
+    assert again.stdout == r.stdout and again.returncode == 0

@@ -50,9 +50,15 @@ class CleanCache:
             return False
         return all(dep_digest(p) == d for p, d in deps.items())
 
-    def mark_clean(self, path: str, content: str, deps: dict[str, str | None]) -> None:
-        self.entries[path] = {"digest": content, "deps": deps}
+    def mark_clean(self, path: str, content: str, deps: dict[str, str | None],
+                   extra: dict[str, object] | None = None) -> None:
+        """`extra`: what the report says about a clean file (calls checked, calls only a run can judge)."""
+        self.entries[path] = {"digest": content, "deps": deps, "extra": extra or {}}
         self.dirty = True
+
+    def extra(self, path: str) -> dict[str, object]:
+        e = self.entries.get(path, {}).get("extra")
+        return e if isinstance(e, dict) else {}
 
     def forget(self, path: str) -> None:
         if self.entries.pop(path, None) is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from benchop_hook.modules import ClassRef, ModuleInfo, ModuleRef, dotted
 from benchop_hook.signatures import Segments
@@ -61,6 +61,29 @@ class CallSite:
     via: str  # direct, alias, module, dict, list, loop, parametrize, helper, instance
     splat_dict: tuple[tuple[str, str], ...] | None = None  # literal `**d` expanded: (key, value source)
     splat_name: str | None = None  # the name splatted with `**name`, when it is a plain name
+    splat_star: tuple[str, ...] | None = None  # literal `*t` expanded: the sources of its items
+    opaque: str | None = None  # why a splat's contents can't be seen, e.g. "*inputs (the result of a call)"
+    guard: str | None = None  # a condition bench-op can't evaluate that may keep some classes away from the call
+    conditional: bool = False  # the call runs under some `if`
+
+    @property
+    def expanded_args(self) -> tuple[Arg, ...] | None:
+        """The arguments with literal splats replaced by what they hold; None when a splat is opaque."""
+        out: list[Arg] = []
+        for a in self.args:
+            if a.kind == "star":
+                if self.splat_star is None:
+                    return None
+                out.extend(Arg("pos", None, src) for src in self.splat_star)
+            elif a.kind == "dstar":
+                if self.splat_dict is None:
+                    return None
+            else:
+                out.append(a)
+        if self.splat_dict is not None:
+            out.extend(Arg("kw", k, v) for k, v in self.splat_dict)
+        # Python binds every positional before any keyword, whatever the written order.
+        return tuple([a for a in out if a.kind == "pos"] + [a for a in out if a.kind != "pos"])
 
     @property
     def classes(self) -> frozenset[ClassRef]:
@@ -182,6 +205,10 @@ class ModuleAnalyzer:
                     if x is not None:
                         inner.params.append(x.arg)
                 for dec in child.decorator_list:
+                    for names, values in self._decorator_params(dec):
+                        for i, n in enumerate(names):
+                            inner.param_values.setdefault(n, []).append(
+                                ast.Subscript(value=values, slice=ast.Constant(i if len(names) > 1 else None)))
                     pz = _parametrize(dec)
                     if pz is None:
                         continue
@@ -216,6 +243,102 @@ class ModuleAnalyzer:
             if isinstance(child, ast.stmt) and (node is self.tree or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))):
                 self._visit_stmt(child, scope)
             self._collect(child, scope)
+
+    def _decorator_params(self, dec: ast.expr) -> list[tuple[list[str], ast.expr]]:
+        """`@SomeFixture` where SomeFixture is a class of this module holding `PARAMS = [(names, values), ...]`
+        (or a `get_params` that returns such a list): its instances parametrize the function like
+        `pytest.mark.parametrize(names, values)` for each entry."""
+        if not isinstance(dec, ast.Name) or self.tree is None:
+            return []
+        classes = {n.name: n for n in self.tree.body if isinstance(n, ast.ClassDef)}
+        seen: set[str] = set()
+        cls = classes.get(dec.id)
+        while cls is not None and cls.name not in seen:
+            seen.add(cls.name)
+            entries = self._fixture_entries(cls)
+            if entries is not None:
+                return entries
+            base = next((b.id for b in cls.bases if isinstance(b, ast.Name) and b.id in classes), None)
+            cls = classes.get(base) if base else None
+        return []
+
+    def _fixture_entries(self, cls: ast.ClassDef) -> list[tuple[list[str], ast.expr]] | None:
+        table: ast.expr | None = None
+        for item in cls.body:
+            if (isinstance(item, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "PARAMS" for t in item.targets)) or (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.target.id == "PARAMS"):
+                table = item.value
+            elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "get_params":
+                returns = [n for n in ast.walk(item) if isinstance(n, ast.Return) and n.value is not None]
+                fscope = self.scopes.get(item)
+                if len(returns) == 1 and fscope is not None:
+                    table = _Scoped(returns[0].value, fscope)  # type: ignore[arg-type]
+        if table is None:
+            return None
+        inner, tscope = (table.node, table.scope) if isinstance(table, _Scoped) else (table, None)
+        if not isinstance(inner, (ast.List, ast.Tuple)):
+            return []
+        out: list[tuple[list[str], ast.expr]] = []
+        for entry in inner.elts:
+            if not (isinstance(entry, ast.Tuple) and len(entry.elts) == 2):
+                continue
+            names_node, values = entry.elts
+            if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
+                names = [n.strip() for n in names_node.value.split(",") if n.strip()]
+            elif isinstance(names_node, (ast.List, ast.Tuple)):
+                names = [e.value for e in names_node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            else:
+                continue
+            out.append((names, _Scoped(values, tscope) if tscope is not None else values))
+        return out
+
+    def _returned_list(self, call: ast.Call, scope: _Scope, depth: int) -> list[tuple[str, list[tuple[ast.expr | None, ast.expr]]] | None] | None:
+        """A module-level helper called for its list (one level): `return [...]`, or a list built with
+        `rows = []` and `rows.append(x)` / `rows.extend([...])` / `rows += [...]` then `return rows`.
+        Items are evaluated in the helper's scope. None: not such a helper."""
+        if not isinstance(call.func, ast.Name):
+            return None
+        fn = self.module_scope.defined_funcs.get(call.func.id)
+        if fn is None or depth > 4 or self._lookup_scope(call.func.id, scope) is not self.module_scope:
+            return None
+        fscope = self.scopes.get(fn)
+        returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
+        if fscope is None or len(returns) != 1 or returns[0].value is None:
+            return [None]
+        value = returns[0].value
+        if isinstance(value, (ast.List, ast.Tuple)):
+            return [("list", [(None, _Scoped(e, fscope)) for e in value.elts])]
+        if not isinstance(value, ast.Name):
+            return [None]
+        name = value.id
+        binds = [n for n in ast.walk(fn) if any(isinstance(t, ast.Name) and t.id == name for t in _bound_names(n))]
+        start = [b for b in binds if isinstance(b, ast.Assign)]
+        if len(start) != 1 or not isinstance(start[0].value, ast.List):
+            return [None]
+        items: list[ast.expr] = list(start[0].value.elts)
+        for n in ast.walk(fn):
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name:
+                if not isinstance(n.value, (ast.List, ast.Tuple)):
+                    return [None]
+                items.extend(n.value.elts)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
+                    and n.func.value.id == name:
+                if n.func.attr == "append" and len(n.args) == 1:
+                    items.append(n.args[0])
+                elif n.func.attr == "extend" and len(n.args) == 1 and isinstance(n.args[0], (ast.List, ast.Tuple)):
+                    items.extend(n.args[0].elts)
+                else:
+                    return [None]
+        if len(binds) != 1 + sum(1 for b in binds if isinstance(b, ast.AugAssign)):
+            return [None]
+        return [("list", [(None, _Scoped(e, fscope)) for e in items])]
+
+    def _lookup_scope(self, name: str, scope: _Scope) -> _Scope | None:
+        s: _Scope | None = scope
+        while s is not None:
+            if name in s.assigns or name in s.params or name in s.loops:
+                return s
+            s = s.up()
+        return None
 
     def _visit_stmt(self, stmt: ast.stmt, scope: _Scope) -> None:
         if isinstance(stmt, ast.Assign):
@@ -288,6 +411,8 @@ class ModuleAnalyzer:
             return {UNKNOWN}
         if isinstance(expr, _ModuleMarker):
             return {ModuleRef(expr.module)}
+        if isinstance(expr, _Scoped):
+            return self.eval(expr.node, expr.scope, depth + 1)
         if isinstance(expr, ast.Name):
             return self._eval_name(expr.id, scope, depth)
         if isinstance(expr, ast.Attribute):
@@ -352,6 +477,12 @@ class ModuleAnalyzer:
         """Literal containers `expr` can be: ("dict"|"list"|"tuple", [(key, value)])."""
         if depth > 10:
             return [None]
+        if isinstance(expr, _Scoped):
+            return self.elements_source(expr.node, expr.scope, depth + 1)
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name):
+            returned = self._returned_list(expr, scope, depth)
+            if returned is not None:
+                return returned
         if isinstance(expr, ast.Dict):
             return [("dict", [(k, v) for k, v in zip(expr.keys, expr.values) if k is not None])]
         if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
@@ -532,6 +663,8 @@ class ModuleAnalyzer:
                     via = "module"
             else:
                 atoms = self.eval(func, scope)
+                if isinstance(func, ast.Name):
+                    atoms = self._narrowed(node, func.id, scope, atoms)
                 if atoms and all(isinstance(a, Instance) for a in atoms):
                     method = "__call__"
                     via = "instance"
@@ -541,7 +674,106 @@ class ModuleAnalyzer:
                     via = "alias"
             if not any(isinstance(a, (ClassRef, Instance, Gone)) for a in atoms):
                 continue
-            yield self._site(node, atoms, method, via, scope)
+            site = self._site(node, atoms, method, via, scope)
+            guard, conditional = self._guard_of(node, func, scope)
+            if guard is not None or conditional:
+                site = replace(site, guard=guard, conditional=conditional)
+            yield site
+
+    # -- guards: the conditions a call runs under
+    def _conditions(self, node: ast.AST) -> list[tuple[ast.expr, bool]]:
+        """(test, whether it holds) for each `if` the call is under, up to its function, including
+        earlier `if ...: return` statements it comes after."""
+        out: list[tuple[ast.expr, bool]] = []
+        child: ast.AST = node
+        cur = self.parents.get(node)
+        while cur is not None and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if isinstance(cur, (ast.If, ast.IfExp, ast.While)):
+                body = cur.body if isinstance(cur.body, list) else [cur.body]
+                orelse = cur.orelse if isinstance(cur.orelse, list) else [cur.orelse]
+                if child in body:
+                    out.append((cur.test, True))
+                elif child in orelse:
+                    out.append((cur.test, False))
+            for fld in ("body", "orelse", "finalbody"):
+                block = getattr(cur, fld, None)
+                if isinstance(block, list) and child in block:
+                    for prev in block[: block.index(child)]:
+                        if isinstance(prev, ast.If) and not prev.orelse and prev.body and isinstance(
+                                prev.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+                            out.append((prev.test, False))
+            child, cur = cur, self.parents.get(cur)
+        return out
+
+    def _in_try_catching_type_error(self, node: ast.AST) -> bool:
+        child: ast.AST = node
+        cur = self.parents.get(node)
+        while cur is not None and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(cur, ast.Try) and child in cur.body:
+                for h in cur.handlers:
+                    names = [] if h.type is None else [dotted(e) for e in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type])]
+                    if h.type is None or any(n in ("TypeError", "Exception", "BaseException") for n in names):
+                        return True
+            child, cur = cur, self.parents.get(cur)
+        return False
+
+    def _guard_of(self, node: ast.Call, func: ast.expr, scope: _Scope) -> tuple[str | None, bool]:
+        """A condition that may keep some of the classes that reach the call away from it, which bench-op
+        can't evaluate (it names the callee: `if "M" in inspect.signature(cls).parameters`), or a
+        `try` that catches the TypeError; and whether the call runs under any condition at all."""
+        if self._in_try_catching_type_error(node):
+            return "inside a try that catches TypeError", True
+        conds = self._conditions(node)
+        root = func
+        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+            root = root.value if not isinstance(root, ast.Call) else root.func
+        names = {root.id} if isinstance(root, ast.Name) else set()
+        keys: set[str] = set()
+        if isinstance(func, ast.Name):
+            for v in scope.assigns.get(func.id, []):
+                if isinstance(v, ast.Subscript):
+                    names |= {n.id for n in ast.walk(v) if isinstance(n, ast.Name)}
+                    if isinstance(v.slice, ast.Name):
+                        keys.add(v.slice.id)
+        for test, _ in conds:
+            if any(_membership(test, k) is not None for k in keys):
+                continue  # a guard on the table's key: `_narrowed` already applied it
+            if {n.id for n in ast.walk(test) if isinstance(n, ast.Name)} & names:
+                return f"under `if {self.segment(test)}`", True
+        return None, bool(conds)
+
+    def _narrowed(self, node: ast.Call, name: str, scope: _Scope, atoms: set[Atom]) -> set[Atom]:
+        """`cls = table[kind]` then `if kind in ("std", "var"): cls(...)`: only the table's entries the
+        visible guards let through reach the call."""
+        vals = scope.assigns.get(name, [])
+        if scope.node is None or len(vals) != 1 or name in scope.params or name in scope.loops:
+            return atoms
+        v = vals[0]
+        if not (isinstance(v, ast.Subscript) and isinstance(v.slice, ast.Name)):
+            return atoms
+        key = v.slice.id
+        tables = self.elements_source(v.value, scope, 1)
+        if not tables or any(t is None or t[0] != "dict" for t in tables):
+            return atoms
+        entries = [(k, val) for t in tables if t is not None for k, val in t[1]]
+        if any(not isinstance(k, ast.Constant) for k, _ in entries):
+            return atoms
+        every: set[object] = {k.value for k, _ in entries if isinstance(k, ast.Constant)}
+        allowed: set[object] | None = None
+        for test, holds in self._conditions(node):
+            parsed = _membership(test, key)
+            if parsed is None:
+                continue
+            consts, positive = parsed
+            chosen = consts if positive == holds else every - consts
+            allowed = chosen if allowed is None else allowed & chosen
+        if allowed is None:
+            return atoms
+        out: set[Atom] = set()
+        for k, val in entries:
+            if isinstance(k, ast.Constant) and k.value in allowed:
+                out |= self.eval(val, scope, 1)
+        return out or atoms
 
     def _is_import_name(self, name: str, scope: _Scope) -> bool:
         s: _Scope | None = scope
@@ -573,6 +805,16 @@ class ModuleAnalyzer:
         args = args[: len(node.args)] + kw_args
         if sum(1 for a in args if a.kind == "dstar") == 1 and not any(a.kind == "star" for a in args):
             splat_dict = self._literal_dict(node, scope)
+        splat_star: list[str] | None = None
+        stars = [a for a in node.args if isinstance(a, ast.Starred)]
+        if len(stars) == 1:
+            splat_star = self._literal_tuple(stars[0].value, scope)
+        opaque = None
+        if any(a.kind == "dstar" for a in args) and splat_dict is None:
+            kw = next(k for k in node.keywords if k.arg is None)
+            opaque = self._opaque_reason("**", kw.value, scope)
+        elif stars and splat_star is None:
+            opaque = self._opaque_reason("*", stars[0].value, scope)
         top, qual = self.enclosing_function(node)
         via_kind = via
         if isinstance(node.func, ast.Name) and via == "indirect":
@@ -593,7 +835,65 @@ class ModuleAnalyzer:
             via=via_kind,
             splat_dict=tuple(splat_dict) if splat_dict is not None else None,
             splat_name=splat_name,
+            splat_star=tuple(splat_star) if splat_star is not None else None,
+            opaque=opaque,
         )
+
+    def _opaque_reason(self, star: str, value: ast.expr, scope: _Scope) -> str:
+        """A few words on why the contents of `*value` / `**value` are not known statically."""
+        what = f"{star}{self.segment(value)}"
+        if isinstance(value, ast.Call):
+            return f"{what}: the result of a call"
+        if not isinstance(value, ast.Name):
+            return f"{what}: built where bench-op can't see"
+        cur = self.parents.get(value)
+        while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(cur, ast.Lambda) and value.id in {a.arg for a in (*cur.args.args, *cur.args.kwonlyargs,
+                                                                            *filter(None, (cur.args.vararg, cur.args.kwarg)))}:
+                return f"{what}: a parameter of a lambda"
+            cur = self.parents.get(cur)
+        s: _Scope | None = scope
+        while s is not None:
+            if value.id in s.params:
+                return f"{what}: a parameter" + (" (from pytest parametrize)" if value.id in s.param_values else "")
+            if value.id in s.assigns or value.id in s.loops:
+                vals = s.assigns.get(value.id, [])
+                if vals and all(isinstance(v, ast.Call) for v in vals):
+                    return f"{what}: the result of {self.segment(vals[0].func)}()"  # type: ignore[attr-defined]
+                return f"{what}: its contents are not fully visible"
+            s = s.up()
+        return f"{what}: defined elsewhere"
+
+    def _literal_tuple(self, value: ast.expr, scope: _Scope) -> list[str] | None:
+        """`*t` where t is a tuple/list literal (written inline, or bound once in the same function and never changed)."""
+        if isinstance(value, (ast.Tuple, ast.List)):
+            node: ast.expr = value
+        elif isinstance(value, ast.Name) and scope.node is not None and value.id not in scope.params:
+            fn = scope.node
+            name = value.id
+            binds = [n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With,
+                                                             ast.NamedExpr, ast.comprehension))
+                     and any(isinstance(t, ast.Name) and t.id == name for t in _bound_names(n))]
+            if len(binds) != 1 or not isinstance(binds[0], ast.Assign) or len(binds[0].targets) != 1:
+                return None
+            if not isinstance(binds[0].targets[0], ast.Name):
+                return None
+            node = binds[0].value
+            if not isinstance(node, (ast.Tuple, ast.List)):
+                return None
+            if isinstance(node, ast.List):
+                # A list may be changed in place anywhere it is named; a tuple cannot.
+                for n in ast.walk(fn):
+                    if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+                        parent = self.parents.get(n)
+                        if not isinstance(parent, ast.Starred):
+                            return None
+        else:
+            return None
+        assert isinstance(node, (ast.Tuple, ast.List))
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            return None
+        return [self.segment(e) for e in node.elts]
 
     def _how(self, name: str, scope: _Scope) -> str:
         s: _Scope | None = scope
@@ -693,8 +993,59 @@ class _ModuleMarker(ast.expr):
         self.module = module
 
 
+def _membership(test: ast.expr, key: str) -> tuple[set[object], bool] | None:
+    """`key in ("a", "b")` -> ({"a", "b"}, True); `key != "a"` -> ({"a"}, False); else None."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+            and test.left.id == key):
+        return None
+    op, right = test.ops[0], test.comparators[0]
+    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+        if not all(isinstance(e, ast.Constant) for e in right.elts):
+            return None
+        return {e.value for e in right.elts if isinstance(e, ast.Constant)}, isinstance(op, ast.In)
+    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
+        return {right.value}, isinstance(op, ast.Eq)
+    return None
+
+
+def _bound_names(n: ast.AST) -> list[ast.expr]:
+    """The name targets a binding statement (or comprehension) writes."""
+    if isinstance(n, ast.Assign):
+        targets = list(n.targets)
+    elif isinstance(n, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.comprehension)):
+        targets = [n.target]
+    elif isinstance(n, ast.With):
+        targets = [i.optional_vars for i in n.items if i.optional_vars is not None]
+    else:
+        return []
+    out: list[ast.expr] = []
+    for t in targets:
+        out.extend(x for x in ast.walk(t) if isinstance(x, ast.Name))
+    return out
+
+
+class _Scoped(ast.expr):
+    """An expression to evaluate in another scope than the one asking (a helper's locals, a fixture's get_params)."""
+
+    _fields = ()
+
+    def __init__(self, node: ast.expr, scope: _Scope) -> None:
+        super().__init__()
+        self.node = node
+        self.scope = scope
+
+
 def _unwrap_param(node: ast.expr) -> ast.expr:
-    """`pytest.param(a, b, id=...)` -> the tuple of its values."""
+    """`pytest.param(a, b, id=...)` -> the tuple of its values. After a `*x` in a row, positions are unknown."""
+    if isinstance(node, _Scoped):
+        inner = _unwrap_param(node.node)
+        if isinstance(inner, (ast.Tuple, ast.List)):
+            return ast.Tuple(elts=[e if isinstance(e, ast.Name) and e.id == UNKNOWN else _Scoped(e, node.scope)
+                                   for e in inner.elts])
+        return _Scoped(inner, node.scope)
     if isinstance(node, ast.Call) and (dotted(node.func) or "").endswith("param"):
-        return ast.Tuple(elts=list(node.args)) if len(node.args) != 1 else node.args[0]
+        node = ast.Tuple(elts=list(node.args)) if len(node.args) != 1 else node.args[0]
+    if isinstance(node, (ast.Tuple, ast.List)) and any(isinstance(e, ast.Starred) for e in node.elts):
+        k = next(i for i, e in enumerate(node.elts) if isinstance(e, ast.Starred))
+        return ast.Tuple(elts=[*node.elts[:k], *[ast.Name(id=UNKNOWN) for _ in range(64)]])
     return node

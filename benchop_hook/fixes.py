@@ -102,6 +102,46 @@ def classify(args: Sequence[Arg], old: Signature, new: Signature, edits: Sequenc
     return Status.OK, "binds with the same meaning"
 
 
+def judge_now(args: Sequence[Arg], expanded: Sequence[Arg] | None, sig: Signature,
+              opaque: str | None = None) -> tuple[Status, str]:
+    """A call against one current signature, no history: OK, BROKEN (provably: it raises TypeError
+    whatever its splats hold) or UNKNOWN (an opaque splat: the run decides).
+
+    `expanded` is the call's arguments with literal splats replaced by what they hold, or None
+    when a splat is opaque (`opaque` says which); then only the explicit arguments are judged.
+    """
+    if expanded is not None:
+        b = bind(sig, shape(expanded))
+        return (Status.OK, "binds") if b.ok else (Status.BROKEN, f"TypeError: {b.error}")
+    explicit = [a for a in args if a.kind in ("pos", "kw")]
+    err = fails_whatever_splats_hold(explicit, sig, any(a.kind == "star" for a in args))
+    if err is not None:
+        return Status.BROKEN, f"TypeError: {err}"
+    return Status.UNKNOWN, f"unknown: the run decides ({opaque or 'passes *args/**kwargs'})"
+
+
+def fails_whatever_splats_hold(explicit: Sequence[Arg], sig: Signature, star: bool) -> str | None:
+    """The TypeError a call raises for any contents of its `*`/`**` splats, or None when some contents bind.
+
+    Splats can only add arguments: too many explicit positionals, or an explicit keyword the
+    signature has no place for, fail whatever they hold. Anything else might bind.
+    """
+    n_pos = sum(1 for a in explicit if a.kind == "pos")
+    positional = sig.positional
+    if sig.var_positional is None and n_pos > len(positional):
+        return f"takes {len(positional)} positional argument{'s' if len(positional) != 1 else ''} but {n_pos}{' or more' if star else ''} were given"
+    filled = {p.name for p in positional[:n_pos]}
+    for a in explicit:
+        if a.kind != "kw" or a.keyword is None:
+            continue
+        p = sig.get(a.keyword)
+        if (p is None or not p.keyword) and sig.var_keyword is None:
+            return f"got an unexpected keyword argument '{a.keyword}'"
+        if p is not None and p.name in filled:
+            return f"got multiple values for argument '{a.keyword}'"
+    return None
+
+
 def default_pins(args: Sequence[Arg], old: Signature, new: Signature, edits: Sequence[Edit]) -> list[Edit]:
     """DEFAULT_CHANGED edits this call relies on (it leaves that parameter to its default)."""
     old_t = _targets(args, old)

@@ -15,7 +15,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from benchop_hook.gitrepo import Snapshot
-from benchop_hook.signatures import Segments, Signature, from_function, is_staticmethod
+from benchop_hook.signatures import (
+    DataclassInfo,
+    Param,
+    Segments,
+    Signature,
+    dataclass_info,
+    dataclass_signature,
+    from_function,
+    is_staticmethod,
+)
 
 TRIVIAL_BASES = {"object", "ABC", "Generic", "Protocol", "Module", "ABCMeta"}
 PUBLIC_DUNDERS = {"__call__"}
@@ -46,6 +55,7 @@ class ClassInfo:
     methods: dict[str, Signature]
     node: ast.ClassDef | None = field(default=None, repr=False, compare=False)
     dataclass_like: bool = False
+    dataclass: DataclassInfo | None = None  # @dataclass: the fields its synthesized __init__ takes
     _fingerprint: str | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -69,6 +79,7 @@ class ModuleInfo:
     star_imports: list[str] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)  # local -> dotted expression
     all_names: tuple[str, ...] | None = None
+    names: set[str] = field(default_factory=set)  # every name bound at the top level (functions and constants too)
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -141,7 +152,26 @@ def parse_source(data: bytes, path: str, module: str) -> ModuleInfo:
     return mi
 
 
+def _bound_at_top(node: ast.stmt) -> list[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [a.asname or a.name.split(".")[0] for a in node.names if a.name != "*"]
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign):
+        targets = list(node.targets)
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        targets = [node.target]
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+
+
 def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = None) -> None:
+    mi.names.update(_bound_at_top(node))
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+        for sub in (*node.body, *getattr(node, "orelse", [])):
+            mi.names.update(_bound_at_top(sub))
     if isinstance(node, ast.ClassDef):
         mi.classes[node.name] = _read_class(node, segments)
     elif isinstance(node, ast.Import):
@@ -175,9 +205,11 @@ def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = N
         # `if TYPE_CHECKING:` / version switches: names bound in either branch count.
         for sub in (*node.body, *node.orelse):
             _read_toplevel(sub, mi, segments)
-    elif isinstance(node, ast.Try):
-        for sub in node.body:
+    elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+        for sub in node.body:  # type: ignore[attr-defined]
             _read_toplevel(sub, mi, segments)
+        for sub in (*node.orelse, *node.finalbody, *(s for h in node.handlers for s in h.body)):  # type: ignore[attr-defined]
+            mi.names.update(_bound_at_top(sub))
 
 
 def _read_class(node: ast.ClassDef, segments: Segments | None = None) -> ClassInfo:
@@ -195,7 +227,8 @@ def _read_class(node: ast.ClassDef, segments: Segments | None = None) -> ClassIn
                     continue
                 methods[item.name] = from_function(item, drop_first=not is_staticmethod(item), segments=segments)
     dataclass_like = any((dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1] in ("dataclass", "define", "attrs") for d in node.decorator_list)
-    return ClassInfo(node.name, node.lineno, bases, init, passthrough, methods, node, dataclass_like)
+    return ClassInfo(node.name, node.lineno, bases, init, passthrough, methods, node, dataclass_like,
+                     dataclass_info(node, segments))
 
 
 def module_names_for(path: str, inits: set[str]) -> list[str]:
@@ -213,7 +246,12 @@ def module_names_for(path: str, inits: set[str]) -> list[str]:
     names = [".".join(parts[i:])]
     full = ".".join(parts[1:] if parts[0] == "src" and len(parts) > 1 else parts)
     if full not in names:
-        names.append(full)
+        if i == len(parts) - 1 and len(parts) > 1:
+            # No __init__.py beside it: a PEP 420 namespace package, known by its full name first
+            # (two such files may share a bare name).
+            names.insert(0, full)
+        else:
+            names.append(full)
     return names
 
 
@@ -244,6 +282,7 @@ class Project:
         self.is_op_path = is_op_path
         self.op_bases = set(op_bases)
         self._by_module: dict[str, str] | None = None
+        self._packages: set[str] = set()  # every package, with or without __init__.py (PEP 420)
         self._by_path: dict[str, str] = {}
         self._is_op: dict[ClassRef, bool] = {}
         self._ctor: dict[ClassRef, Signature | None] = {}
@@ -262,6 +301,8 @@ class Project:
                     self._by_path[p] = names[0]
                 for n in names:
                     by_module.setdefault(n, p)
+                    parts = n.split(".")
+                    self._packages.update(".".join(parts[:i]) for i in range(1, len(parts)))
             self._by_module = by_module
         return self._by_module
 
@@ -270,7 +311,12 @@ class Project:
         return self._by_path.get(path, path[:-3].replace("/", "."))
 
     def has_module(self, module: str) -> bool:
-        return module in self._index()
+        """A module file, or a package directory (a namespace package has no file of its own)."""
+        return module in self._index() or module in self._packages
+
+    def top_packages(self) -> set[str]:
+        """The first names of the repository's own modules (`tileops`, `workloads`, ...)."""
+        return {m.split(".")[0] for m in self._index()}
 
     def path_of(self, module: str) -> str | None:
         return self._index().get(module)
@@ -397,8 +443,12 @@ class Project:
             return self._ctor[ref]
         ci = self.class_info(ref)
         result: Signature | None
-        if ci is None or ref in _seen or ci.dataclass_like:
+        if ci is None or ref in _seen:
             result = None
+        elif ci.init is None and ci.dataclass is not None and ci.dataclass.init:
+            result = self._dataclass_init(ref, ci.dataclass)
+        elif ci.dataclass_like and ci.dataclass is None and ci.init is None:
+            result = None  # attrs and friends: their rules are not read
         elif ci.init is not None and not ci.init_passthrough:
             result = ci.init
         else:
@@ -421,6 +471,28 @@ class Project:
                 result = ci.init
         self._ctor[ref] = result
         return result
+
+    def _dataclass_init(self, ref: ClassRef, own: DataclassInfo) -> Signature | None:
+        """Fields of the dataclasses in the bases (first base last, as dataclasses collects them), then
+        its own; None when a base outside the repository (or a non-dataclass with fields) may add some."""
+        chain: list[tuple[Param, ...]] = []
+        bases = self.bases(ref)
+        for b in reversed(bases):
+            if isinstance(b, ClassRef):
+                bci = self.class_info(b)
+                if bci is None:
+                    return None
+                if bci.dataclass is not None:
+                    sig = self.constructor(b)
+                    if sig is None:
+                        return None
+                    chain.append(sig.params)
+                elif bci.init is not None or bci.dataclass_like:
+                    continue  # its __init__ is replaced; a plain class contributes no fields
+            elif b.split(".")[-1] not in TRIVIAL_BASES:
+                return None
+        chain.append(own.fields)
+        return dataclass_signature(chain)
 
     def _defines_init(self, ref: ClassRef, seen: frozenset[ClassRef]) -> bool:
         ci = self.class_info(ref)

@@ -13,17 +13,25 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from benchop_hook import gitrepo
-from benchop_hook.binding import bind
 from benchop_hook.callsites import UNKNOWN, Arg, CallSite, Gone, Instance, char_col, local_binding
 from benchop_hook.changes import OpChange, detect
 from benchop_hook.config import Config
 from benchop_hook.context import StaticContext, call_signature, change_signatures, value_source
 from benchop_hook.edits import Edit
 from benchop_hook.evidence import TestEvidence
-from benchop_hook.fixes import ArgOp, NoPlan, Plan, Status, classify, default_pins, plan, shape
+from benchop_hook.fixes import (
+    ArgOp,
+    NoPlan,
+    Plan,
+    Status,
+    classify,
+    default_pins,
+    judge_now,
+    plan,
+)
 from benchop_hook.history import History
 from benchop_hook.locate import analyze
-from benchop_hook.modules import ClassRef, ParseCache, Project
+from benchop_hook.modules import ClassRef, ModuleInfo, ParseCache, Project
 from benchop_hook.paths import Paths
 from benchop_hook.signatures import Signature, free_names, is_constant_source
 from benchop_hook.target import Target
@@ -75,6 +83,19 @@ class Finding:
         }
 
 
+@dataclass(frozen=True)
+class Note:
+    """A call or import only a run can judge: information, not a failure."""
+
+    path: str
+    line: int
+    call: str
+    reason: str
+
+    def as_json(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line, "call": self.call, "reason": self.reason}
+
+
 @dataclass
 class FileResult:
     path: str
@@ -98,6 +119,11 @@ class StaticResult:
     files: list[FileResult] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why it was not read)
     op_files_changed: bool = False
+    # all-files mode: what was checked against the current signatures, and what only a run can judge
+    checked_calls: int = 0
+    checked_classes: set[str] = field(default_factory=set)
+    unknown: list[Note] = field(default_factory=list)
+    unresolved: list[Note] = field(default_factory=list)
 
     @property
     def findings(self) -> list[Finding]:
@@ -328,11 +354,23 @@ class StaticPass:
         unknown = UNKNOWN in site.atoms or len(changed) != n_relevant
         # Every class that can reach the call must agree on the change.
         keys = {change_signatures(c, method, self.new_p) for c in changed}
-        if len(keys) > 1 or (unknown and site.via != "direct"):
-            other = "other values" if UNKNOWN in site.atoms else "Ops whose signatures changed differently"
+        if unknown and site.via != "direct":
+            other = "other values" if UNKNOWN in site.atoms else "Ops whose signatures did not change"
             return Finding(site, op, Status.AMBIGUOUS, f"reached through {site.via} by {op} and {other}",
                            why_not="the classes that can reach this call don't agree on one fix: update it by hand", method=method)
-        change = changed[0]
+        if len(keys) > 1:
+            # Different changes may still need the same edit of this call: compare the outcomes.
+            distinct: dict[object, list[OpChange]] = {}
+            for c in changed:
+                distinct.setdefault(change_signatures(c, method, self.new_p), []).append(c)
+            outcomes = [(", ".join(sorted(c.name for c in cs)), self._judge_one(site, op, cs[0], method, old_p, ev))
+                        for cs in distinct.values()]
+            return _agreed(site, op, method, sorted(outcomes, key=lambda o: o[0]))
+        return self._judge_one(site, op, changed[0], method, old_p, ev)
+
+    def _judge_one(self, site: CallSite, op: str, change: OpChange, method: str | None, old_p: Project,
+                   ev: TestEvidence) -> Finding | None:
+        """The finding for a call reached by classes that all changed as `change` did."""
         old_name = change.old.name if change.old is not None else change.name
         if change.status == "removed":
             return Finding(site, op, Status.GONE, f"{old_name} was removed and nothing replaced it",
@@ -514,6 +552,7 @@ class StaticPass:
                 continue
             own = digest(data)
             if cache.is_clean(path, own, dep_digest):
+                self._count_cached(cache.extra(path))
                 continue
             deps = self.new_p.record()
             az = analyze(path, data, self.new_p, None)
@@ -521,31 +560,69 @@ class StaticPass:
                 self.result.skipped.append((path, az.mi.error))
                 self.result.files.append(FileResult(path, before=data, error=az.mi.error))
                 continue
-            suspect: list[CallSite] = []
-            for site in az.calls():
-                classes = [a for a in site.atoms if isinstance(a, ClassRef) and self.new_p.is_op(a)]
-                insts = [a.cls for a in site.atoms if isinstance(a, Instance) and self.new_p.is_op(a.cls)]
-                refs = classes if site.method is None else insts
-                if not refs:
-                    continue
-                for ref in refs:
-                    sig = call_signature(self.new_p, ref, site.method)
-                    if sig is None:
-                        continue
-                    sh = shape(site.args)
-                    if sh.splatted or not bind(sig, sh).ok:
-                        suspect.append(site)
-                        break
+            suspect, calls, classes, unknown = self._judge_now(path, az.calls())
             gone = [local for local, t in az.mi.imports.items() if t[0] == "attr" and self.new_p.resolve_name(t[1], t[2]) is None
                     and self._looks_like_op_import(t[1])]
+            unresolved = self._unresolved_imports(path, az.mi)
             self.new_p.stop_recording()
+            self.result.checked_calls += calls
+            self.result.checked_classes |= classes
+            self.result.unknown.extend(unknown)
+            self.result.unresolved.extend(unresolved)
             if not suspect and not gone:
-                cache.mark_clean(path, own, {p: dep_digest(p) for p in sorted(deps)})
+                cache.mark_clean(path, own, {p: dep_digest(p) for p in sorted(deps)},
+                                 {"calls": calls, "classes": sorted(classes), "unknown": [n.as_json() for n in unknown],
+                                  "unresolved": [n.as_json() for n in unresolved]})
                 continue
             cache.forget(path)
             self._fix_from_history(path, data, suspect, ev)
+            told = " ".join(n for fr in self.result.files if fr.path == path for n in fr.import_notes)
+            # An Op import history explains (renamed, moved, removed) is reported there, not as unresolved.
+            self.result.unresolved = [n for n in self.result.unresolved if n.path != path
+                                      or f" {n.call.rsplit(' ', 1)[-1]} from " not in f" {told}"]
         cache.save()
         return self.result
+
+    def _count_cached(self, extra: dict[str, object]) -> None:
+        """Add what the cache kept of a clean file (its counts, unknown calls, unresolved imports) to the result."""
+        n_calls, names = extra.get("calls"), extra.get("classes")
+        self.result.checked_calls += n_calls if isinstance(n_calls, int) else 0
+        if isinstance(names, list):
+            self.result.checked_classes.update(str(c) for c in names)
+        for key, dest in (("unknown", self.result.unknown), ("unresolved", self.result.unresolved)):
+            items = extra.get(key)
+            if isinstance(items, list):
+                dest.extend(Note(**n) for n in items if isinstance(n, dict))
+
+    def _judge_now(self, path: str, sites: Iterable[CallSite]
+                   ) -> tuple[dict[tuple[int, int], tuple[CallSite, str]], int, set[str], list[Note]]:
+        """Each Op call of one file against the current signatures: the provably broken ones by position
+        (with the TypeError each raises now), how many calls of which classes were checked, and the calls only
+        a run can judge."""
+        suspect: dict[tuple[int, int], tuple[CallSite, str]] = {}
+        calls, classes, unknown = 0, set[str](), list[Note]()
+        for site in sites:
+            classes_ = [a for a in site.atoms if isinstance(a, ClassRef) and self.new_p.is_op(a)]
+            insts = [a.cls for a in site.atoms if isinstance(a, Instance) and self.new_p.is_op(a.cls)]
+            sigs = [(r, call_signature(self.new_p, r, site.method)) for r in (classes_ if site.method is None else insts)]
+            judged = [(r, sig) for r, sig in sigs if sig is not None]
+            if not judged:
+                continue
+            calls += 1
+            classes.update(r.qualname for r, _ in judged)
+            verdicts = [judge_now(site.args, site.expanded_args, sig, site.opaque) for _, sig in judged]
+            broken = next((why for st, why in verdicts if st is Status.BROKEN), None)
+            if broken is not None and (site.guard is not None or (
+                    site.conditional and any(st is not Status.BROKEN for st, _ in verdicts))):
+                # Some classes may never get here: the condition decides, and only a run evaluates it.
+                why = site.guard or "under a condition that may keep the classes it does not fit away"
+                unknown.append(Note(path, site.lineno, _call_text(site), f"unknown: the run decides ({broken}, but only {why})"))
+            elif broken is not None:
+                suspect[(site.lineno, site.col)] = (site, broken)
+            elif any(st is Status.UNKNOWN for st, _ in verdicts):
+                why = next(why for st, why in verdicts if st is Status.UNKNOWN)
+                unknown.append(Note(path, site.lineno, _call_text(site), why))
+        return suspect, calls, classes, unknown
 
     def _looks_like_op_import(self, module: str) -> bool:
         p = self.new_p.path_of(module)
@@ -554,13 +631,18 @@ class StaticPass:
         # A module that doesn't exist any more: it was an op module if history says so.
         return any(seg == "ops" for seg in module.split("."))
 
-    def _fix_from_history(self, path: str, data: bytes, suspect: list[CallSite], ev: TestEvidence) -> None:
+    def _fix_from_history(self, path: str, data: bytes, suspect: dict[tuple[int, int], tuple[CallSite, str]],
+                          ev: TestEvidence) -> None:
+        """Plan fixes for the provably broken calls of one file from the Ops as they were at its last commit.
+
+        The current signatures decide what is broken; history only says what a call meant (and so
+        can also show a call that still binds, with its arguments on other parameters)."""
         hist = self.history
         fr = FileResult(path, before=data)
         base = hist.base_for(path) if hist is not None else None
         if hist is None or base is None:
-            for s in suspect:
-                fr.findings.append(Finding(s, s.func_source, Status.BROKEN, "does not bind the current signature",
+            for s, why in suspect.values():
+                fr.findings.append(Finding(s, s.func_source, Status.BROKEN, why,
                                            why_not="not rewritten: no earlier version of this benchmark in git to learn what it meant"))
             if fr.findings:
                 self.result.files.append(fr)
@@ -574,12 +656,88 @@ class StaticPass:
         changes, ev = self._history_changes[base]
         for c in changes:
             if c not in self.result.changes:
-                self.result.changes.append(c)
+                self.result.changes.append(c)  # the repair loop looks changes up here; all-files reports do not list them
         before = len(self.result.files)
         self._locate_and_fix(changes, old_p, ev, [path])
-        if len(self.result.files) == before:
-            for s in suspect:
-                fr.findings.append(Finding(s, s.func_source, Status.BROKEN, "does not bind the current signature",
-                                           why_not="not rewritten: its Op did not change since the benchmark's last commit"))
+        if len(self.result.files) > before:
+            fr = self.result.files.pop()
+        kept: list[Finding] = []
+        seen: set[tuple[int, int]] = set()
+        for f in fr.findings:
+            key = (f.site.lineno, f.site.col)
+            if key in suspect:
+                seen.add(key)
+                if f.status in (Status.UNKNOWN, Status.AMBIGUOUS, Status.STALE, Status.OK) or f.plan is None:
+                    # What history could not settle, the current signature has: it raises.
+                    why_not = f.why_not if f.status is not Status.UNKNOWN and f.why_not else "not rewritten: its Op's history does not say what it meant"
+                    f = Finding(f.site, f.op, Status.BROKEN, suspect[key][1], why_not=why_not, info=f.info, method=f.method)
+                kept.append(f)
+            elif f.status in (Status.SHIFTED, Status.DEFAULT, Status.GONE, Status.BROKEN):
+                kept.append(f)  # provable from what the call meant at the benchmark's last commit
+        for key, (s, why) in suspect.items():
+            if key not in seen:
+                kept.append(Finding(s, s.func_source, Status.BROKEN, why,
+                                    why_not="not rewritten: its Op did not change since the benchmark's last commit"))
+        fr.findings = sorted(kept, key=lambda f: (f.site.lineno, f.site.col))
+        if fr.findings or fr.changed or fr.would_change:
             self.result.files.append(fr)
 
+    def _unresolved_imports(self, path: str, mi: ModuleInfo) -> list[Note]:
+        """Imports from the repository's own packages that name nothing bench-op can find."""
+        out: list[Note] = []
+        ours = self.new_p.top_packages()
+        for t in mi.imports.values():
+            module, name = (t[1], None) if t[0] == "module" else (t[1], t[2])
+            if module.split(".")[0] not in ours or module == mi.module:
+                continue
+            if name is None:
+                if not self.new_p.has_module(module):
+                    out.append(Note(path, 0, f"import {module}", "unresolved: no such module in the repository"))
+                continue
+            if self.new_p.resolve_name(module, name) is not None:
+                continue
+            if not self.new_p.has_module(module):
+                out.append(Note(path, 0, f"from {module} import {name}", "unresolved: no such module in the repository"))
+                continue
+            target = self.new_p.module(module)
+            if target is not None and (name in target.names or target.star_imports or target.error):
+                continue  # a function or a constant, or beyond a star import: not a class, not lost
+            out.append(Note(path, 0, f"from {module} import {name}", f"unresolved: {module} defines no {name}"))
+        return out
+
+
+def _agreed(site: CallSite, op: str, method: str | None, outcomes: list[tuple[str, Finding | None]]) -> Finding | None:
+    """One finding for a call several differently changed classes reach: theirs when every class's
+    outcome (status and rewrite) is the same; else one that names each class's fix."""
+    def outcome(f: Finding | None) -> object:
+        if f is None:
+            return None
+        if f.plan is not None and f.plan.ops and not f.hand:
+            return ("rewrite", f.plan.ops)  # the rewritten call is what has to agree, whatever each class's status
+        return (f.status, f.why_not, f.hand)
+
+    first = outcomes[0][1]
+    if all(outcome(f) == outcome(first) for _, f in outcomes):
+        if first is not None:
+            first.op = op
+            if len(outcomes) > 1:
+                first.info.append(f"the same rewrite for each of {op}")
+        return first
+    parts = []
+    for name, f in outcomes:
+        if f is None:
+            parts.append(f"{name}: no change needed")
+        elif f.plan is not None and f.plan.ops:
+            parts.append(f"{name}: {site.func_source}{f.plan.preview}")
+        else:
+            parts.append(f"{name}: {f.why_not or f.problem}")
+    return Finding(site, op, Status.AMBIGUOUS, f"reached by {op}, whose signatures changed differently",
+                   why_not="the classes need different fixes, update it by hand: " + "; ".join(parts), method=method)
+
+
+def _call_text(site: CallSite) -> str:
+    args = ", ".join(a.source if a.kind == "pos" else f"{a.keyword}={a.source}" if a.kind == "kw"
+                     else ("*" if a.kind == "star" else "**") + a.source for a in site.args)
+    func = site.func_source + (f".{site.method}" if site.method and site.method != "__call__" and not site.func_source.endswith(site.method) else "")
+    text = f"{func}({args})"
+    return text if len(text) <= 72 else text[:68] + "...)"

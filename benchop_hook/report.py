@@ -17,7 +17,7 @@ from benchop_hook.target import Target
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    return f"{n} {word}{'' if n == 1 else 'es' if word.endswith('s') else 's'}"
 
 
 def _grouped(result: StaticResult) -> list[tuple[OpChange, list[OpChange]]]:
@@ -75,7 +75,11 @@ def finding_line(f: Finding, *, fixed_word: str = "fix") -> list[str]:
 
 def render_check(result: StaticResult, *, wrote: bool = False) -> str:
     lines: list[str] = []
-    if result.changes:
+    if result.target.mode == "all":
+        # Against the current signatures: the changes history was read for are internal, not news.
+        lines.append(f"bench-op: checked {_plural(result.checked_calls, 'call')} of "
+                     f"{_plural(len(result.checked_classes), 'Op class')} against the current signatures.")
+    elif result.changes:
         groups = _grouped(result)
         lines.append(f"bench-op: {_plural(len(groups), 'Op signature change')} in {result.target.label}:")
         lines.extend(change_lines(result))
@@ -86,13 +90,26 @@ def render_check(result: StaticResult, *, wrote: bool = False) -> str:
             lines.append(f"{fr.path}: {note}")
         for f in fr.findings:
             lines.extend(finding_line(f, fixed_word="fixed" if wrote and f.fixed else "fix"))
+    for n in (*result.unresolved, *result.unknown):
+        lines.append(f"{n.path}{f':{n.line}' if n.line else ''}: {n.call}: {n.reason}")
     lines.append(summary(result, wrote=wrote))
     return "\n".join(lines)
+
+
+def _all_files_tail(result: StaticResult) -> str:
+    parts = []
+    if result.unknown:
+        parts.append(f"{_plural(len(result.unknown), 'call')} only a run can judge (unknown: the run decides)")
+    if result.unresolved:
+        parts.append(f"{_plural(len(result.unresolved), 'import')} bench-op could not resolve")
+    return ("; " + ", ".join(parts)) if parts else ""
 
 
 def summary(result: StaticResult, *, wrote: bool) -> str:
     if not result.changes and not result.findings:
         if result.target.mode == "all":
+            if result.unknown or result.unresolved:
+                return "bench-op: no call is provably broken" + _all_files_tail(result) + "."
             return "bench-op: every benchmark call binds the current Op signatures."
         if not result.op_files_changed:
             return f"bench-op: nothing to check: no Op file changed in {result.target.label}."
@@ -109,12 +126,15 @@ def summary(result: StaticResult, *, wrote: bool) -> str:
         parts.append(f"{_plural(len(hard), 'call')} need{'s' if len(hard) == 1 else ''} a hand edit")
     if unknown:
         parts.append(f"{_plural(len(unknown), 'call')} can only be judged by running (`bench-op run`)")
+    extra = _all_files_tail(result) if result.target.mode == "all" else ""
     if not parts:
+        if result.target.mode == "all":
+            return "bench-op: no call is provably broken" + extra + "."
         return "bench-op: every benchmark call still binds with the same meaning."
     tail = ""
     if fixable and not wrote:
         tail = "; run `bench-op fix` to apply"
-    return "bench-op: " + ", ".join(parts) + tail + "."
+    return "bench-op: " + ", ".join(parts) + tail + extra + "."
 
 
 def unified_diff(path: str, before: bytes | None, after: bytes | None) -> str:
@@ -124,13 +144,18 @@ def unified_diff(path: str, before: bytes | None, after: bytes | None) -> str:
 
 
 def static_json(result: StaticResult) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "target": result.target.as_json(),
-        "changes": [c.as_json() for c in result.changes],
-        "findings": [f.as_json() for f in result.findings],
+        "changes": [c.as_json() for c in result.changes] if result.target.mode != "all" else [],
+        "findings": [dict(f.as_json(), text=call_text(f)) for f in result.findings],
         "rewritten": [fr.path for fr in result.rewritten],
         "skipped": [{"path": p, "reason": r} for p, r in result.skipped],
     }
+    if result.target.mode == "all":
+        out["checked"] = {"calls": result.checked_calls, "classes": len(result.checked_classes)}
+        out["unknown"] = [n.as_json() for n in result.unknown]
+        out["unresolved"] = [n.as_json() for n in result.unresolved]
+    return out
 
 
 def write_json(path: str, data: dict[str, Any]) -> None:

@@ -138,6 +138,93 @@ def from_function(fn: ast.FunctionDef | ast.AsyncFunctionDef, *, drop_first: boo
     return Signature(tuple(params))
 
 
+@dataclass(frozen=True)
+class DataclassInfo:
+    """What `@dataclass` makes of a class body: its own fields as parameters, in order."""
+
+    fields: tuple[Param, ...]  # keyword-only ones already marked
+    init: bool = True  # False: @dataclass(init=False), no synthesized __init__
+
+
+def _kw_true(call: ast.expr, name: str) -> bool | None:
+    if not isinstance(call, ast.Call):
+        return None
+    for k in call.keywords:
+        if k.arg == name and isinstance(k.value, ast.Constant):
+            return bool(k.value.value)
+    return None
+
+
+def _last_name(node: ast.expr) -> str:
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.split("[")[0].split(".")[-1]  # "ClassVar[int]" as a string annotation
+    return ""
+
+
+def dataclass_info(node: ast.ClassDef, segments: Segments | None = None) -> DataclassInfo | None:
+    """The fields of a `@dataclass` class (None when it isn't one): annotated class-body names,
+    less ClassVar and `field(init=False)`, with InitVar kept; defaults from `= value`,
+    `field(default=...)` or `field(default_factory=f)` (shown as `f()`); kw_only from the decorator,
+    `field(kw_only=True)` or a `_: KW_ONLY` marker."""
+    deco = next((d for d in node.decorator_list
+                 if _last_name(d.func if isinstance(d, ast.Call) else d) == "dataclass"), None)
+    if deco is None:
+        return None
+
+    def src(n: ast.expr) -> str:
+        return (segments.of(n) if segments is not None else None) or ast.unparse(n)
+
+    kw_only = bool(_kw_true(deco, "kw_only"))
+    fields: list[Param] = []
+    for item in node.body:
+        if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)):
+            continue
+        ann = _last_name(item.annotation)
+        if ann == "ClassVar":
+            continue
+        if ann == "KW_ONLY":
+            kw_only = True
+            continue
+        default: str | None = None
+        field_kw_only: bool | None = None
+        v = item.value
+        if isinstance(v, ast.Call) and _last_name(v.func) == "field":
+            if _kw_true(v, "init") is False:
+                continue
+            field_kw_only = _kw_true(v, "kw_only")
+            for k in v.keywords:
+                if k.arg == "default":
+                    default = src(k.value)
+                elif k.arg == "default_factory":
+                    default = f"{src(k.value)}()"
+        elif v is not None:
+            default = src(v)
+        kind = Kind.KEYWORD_ONLY if (field_kw_only if field_kw_only is not None else kw_only) else Kind.POSITIONAL_OR_KEYWORD
+        fields.append(Param(item.target.id, kind, default, src(item.annotation)))
+    return DataclassInfo(tuple(fields), _kw_true(deco, "init") is not False)
+
+
+def dataclass_signature(field_lists: list[tuple[Param, ...]]) -> Signature:
+    """The synthesized __init__ from each dataclass in the MRO, base first: a field redefined later
+    keeps its first place and takes its new default; keyword-only fields go last."""
+    order: list[str] = []
+    by_name: dict[str, Param] = {}
+    for fl in field_lists:
+        for p in fl:
+            if p.name not in by_name:
+                order.append(p.name)
+            by_name[p.name] = p
+    params = [by_name[n] for n in order]
+    return Signature(tuple([p for p in params if p.kind is not Kind.KEYWORD_ONLY]
+                           + [p for p in params if p.kind is Kind.KEYWORD_ONLY]))
+
+
 def is_staticmethod(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
 

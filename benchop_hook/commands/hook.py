@@ -37,7 +37,8 @@ def _with_commit(args, repo, cfg, target, changes) -> RunOutcome:  # noqa: ANN00
     from benchop_hook.pipeline import Paths
 
     root, head = repo.root, target.to_rev
-    what = gitrepo.in_progress_operation(repo.git_dir, merge_done=bool(os.environ.get("PRE_COMMIT_IS_SQUASH_MERGE")) or _stage_is_merge(args))
+    what = gitrepo.in_progress_operation(repo.git_dir, merge_done=bool(os.environ.get("PRE_COMMIT_IS_SQUASH_MERGE")) or _stage_is_merge(args),
+                                         done=getattr(args, "flow_done", frozenset()))
     if what is not None or gitrepo.has_unmerged(root):
         raise BenchOpError(f"{what or 'a merge with conflicts'} is in progress: bench-op won't commit in the middle of it; "
                            "finish it, or use --no-commit to fix the working tree only.")
@@ -179,6 +180,8 @@ def commit_message(run: RunOutcome, files: dict[str, bytes]) -> str:
 
 
 def _detect_stage(git_dir: str) -> str:
+    if "PRE_COMMIT_REWRITE_COMMAND" in os.environ:
+        return "post-rewrite"
     if "PRE_COMMIT_IS_SQUASH_MERGE" in os.environ:
         return "post-merge"
     try:
@@ -236,7 +239,18 @@ def _follow_up(args: argparse.Namespace, repo, cfg, stage: str) -> int:  # noqa:
     args.detected_stage = stage
     if os.environ.get("PRE_COMMIT_IS_SQUASH_MERGE") == "1":
         return EXIT_OK  # a squash merge commits nothing: the commit that follows gets the hook
-    if stage == "post-merge":
+    from benchop_hook import flows  # a rebase or a multi-commit pick is handled once, at its end
+
+    flow = flows.decide_here(root, repo.git_dir, stage, getattr(args, "rewrite_command", None)
+                             or os.environ.get("PRE_COMMIT_REWRITE_COMMAND"))
+    if flow.action in ("quiet", "defer"):
+        if flow.say:
+            print(flow.say)
+        return EXIT_OK
+    args.flow_done = flow.done
+    if flow.action == "range":
+        frm = flow.from_rev or ""
+    elif stage == "post-merge":
         frm = gitrepo.git(root, "rev-parse", "-q", "--verify", "ORIG_HEAD^{commit}", check=False).stdout.decode().strip()
     else:
         frm = gitrepo.git(root, "rev-parse", "-q", "--verify", "HEAD^1", check=False).stdout.decode().strip()
@@ -245,10 +259,10 @@ def _follow_up(args: argparse.Namespace, repo, cfg, stage: str) -> int:  # noqa:
     changes = gitrepo.range_changes(root, frm, "HEAD")
     if not op_files_touched(cfg, changes):
         return EXIT_OK
-    if is_follow_up(gitrepo.commit_message(root)):
-        return EXIT_OK
+    if flow.action == "default" and is_follow_up(gitrepo.commit_message(root)):
+        return EXIT_OK  # (a rebase or sequence may end on a follow-up commit it replayed: its range still counts)
     hint = f"bench-op run --from-ref {frm[:12]} --to-ref HEAD"
-    what = gitrepo.in_progress_operation(repo.git_dir, merge_done=(stage == "post-merge"))
+    what = gitrepo.in_progress_operation(repo.git_dir, merge_done=(stage == "post-merge"), done=flow.done)
     if what is not None or gitrepo.has_unmerged(root):
         print(f"bench-op: {what or 'a merge with conflicts'} is in progress: skipped; run `{hint}` once it is done.")
         return EXIT_OK

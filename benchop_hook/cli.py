@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target(p)
     _add_run_options(p)
     p = sub.add_parser("hook", help="what the git / pre-commit hooks call")
-    p.add_argument("stage", choices=["pre-commit", "post-commit", "post-merge", "follow-up"])
+    p.add_argument("stage", choices=["pre-commit", "post-commit", "post-merge", "post-rewrite", "follow-up"])
+    p.add_argument("--rewrite-command", help=argparse.SUPPRESS)  # post-rewrite's argument: rebase or amend
     p.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     _add_run_options(p)
     p.add_argument("--json", metavar="PATH", help=argparse.SUPPRESS)

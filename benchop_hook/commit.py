@@ -83,8 +83,11 @@ def follow_up_commit(root: str, git_dir: str, head: str, files: dict[str, bytes]
         try:
             # Hooks are off for this one commit: the trailer and ENV_GUARD keep bench-op from reacting to it
             # even where a hook does run (an amend, a cherry-pick), and no other hook re-runs on it.
+            # After a cherry-pick's own commit, CHERRY_PICK_HEAD is still there: without --reset-author
+            # git would give this commit the picked commit's author (git allows the flag only then).
+            picking = ["--reset-author"] if os.path.exists(os.path.join(git_dir, "CHERRY_PICK_HEAD")) else []
             proc = gitrepo.git(root, "-c", f"core.hooksPath={no_hooks}", "commit", "--no-verify", "-q",
-                               "--no-edit", "-F", msg_path, env=env, check=False)
+                               "--no-edit", *picking, "-F", msg_path, env=env, check=False)
         finally:
             os.unlink(msg_path)
         if proc.returncode != 0:

@@ -26,23 +26,24 @@ from benchop_hook.target import Target
 
 
 def run_and_maybe_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes: list[Change],
-                         *, merge_done: bool = False) -> RunOutcome:
+                         *, merge_done: bool = False, flow_done: frozenset[str] = frozenset()) -> RunOutcome:
     """The follow-up commit whenever the range ends at HEAD, unless --no-commit; else the working tree only.
 
     `merge_done`: called after a merge (post-merge), when git has not removed MERGE_HEAD yet.
+    `flow_done`: git state files of a rebase or cherry-pick that has finished although they are still there.
     """
     if target.mode == "range" and target.to_is_head and not opts.no_commit:
-        return _with_commit(opts, repo, cfg, target, changes, merge_done=merge_done)
+        return _with_commit(opts, repo, cfg, target, changes, merge_done=merge_done, flow_done=flow_done)
     with tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
         return execute(opts, repo, cfg, target, changes, guard)
 
 
 def _with_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes: list[Change],
-                 *, merge_done: bool) -> RunOutcome:
+                 *, merge_done: bool, flow_done: frozenset[str]) -> RunOutcome:
     root = repo.root
     assert target.to_rev is not None
     merge_done = merge_done or bool(os.environ.get("PRE_COMMIT_IS_SQUASH_MERGE"))
-    what = gitrepo.in_progress_operation(repo.git_dir, merge_done=merge_done)
+    what = gitrepo.in_progress_operation(repo.git_dir, merge_done=merge_done, done=flow_done)
     if what is not None or gitrepo.has_unmerged(root):
         raise BenchOpError(f"{what or 'a merge with conflicts'} is in progress: bench-op won't commit in the "
                            "middle of it; finish it, or use --no-commit to fix the working tree only.")

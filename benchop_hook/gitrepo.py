@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -245,10 +245,12 @@ class GitSnapshot(Snapshot):
 # Repository state and writing (hook stages only).
 
 
-def in_progress_operation(git_dir: str, *, merge_done: bool = False) -> str | None:
+def in_progress_operation(git_dir: str, *, merge_done: bool = False, done: Collection[str] = ()) -> str | None:
     """The git operation the repository is in the middle of, if any.
 
     git runs post-merge before it removes MERGE_HEAD: with `merge_done` that file means nothing.
+    `done`: state files of an operation that has finished although git has not removed them yet
+    (post-rewrite runs before a rebase's state goes; post-commit before CHERRY_PICK_HEAD does).
     """
     checks = (
         ("rebase-merge", "a rebase"), ("rebase-apply", "a rebase or am"),
@@ -256,7 +258,7 @@ def in_progress_operation(git_dir: str, *, merge_done: bool = False) -> str | No
         ("BISECT_LOG", "a bisect"), ("MERGE_HEAD", "a merge"),
     )
     for name, what in checks:
-        if merge_done and name == "MERGE_HEAD":
+        if (merge_done and name == "MERGE_HEAD") or name in done:
             continue
         if os.path.exists(os.path.join(git_dir, name)):
             return what

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
-Stage = Literal["pre-commit", "post-commit", "post-merge", "follow-up"]
+Stage = Literal["pre-commit", "post-commit", "post-merge", "post-rewrite", "follow-up"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class Options:
     gpus: str | None = None
     # hook
     stage: Stage | None = None
+    rewrite_command: str | None = None  # post-rewrite's argument: rebase or amend
 
     @classmethod
     def defaults(cls) -> dict[str, object]:

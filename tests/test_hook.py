@@ -261,7 +261,7 @@ def test_install_chains_and_uninstall_restores(tmp_path) -> None:
 def test_hooks_folder_scripts_are_what_install_writes() -> None:
     from benchop_hook.commands.install import script
 
-    for name in ("post-commit", "post-merge"):
+    for name in ("post-commit", "post-merge", "post-rewrite"):
         assert (PROJECT / "hooks" / name).read_text() == script(name)
         assert os.access(PROJECT / "hooks" / name, os.X_OK)
 
@@ -274,6 +274,7 @@ def test_rebase_in_progress_is_left_alone(tmp_path) -> None:
     repo.commit("reduce")
     repo.write("README.txt", "x\n")
     repo.commit("readme")
+    before = repo.log()
     # An interactive rebase that stops after replaying the Op commit: post-commit runs but must not act.
     env = dict(os.environ, GIT_SEQUENCE_EDITOR="sed -i -e '1s/^pick/edit/'")
     r = subprocess.run(["git", "rebase", "-i", base], cwd=repo.path, capture_output=True, text=True, env=env)
@@ -281,9 +282,12 @@ def test_rebase_in_progress_is_left_alone(tmp_path) -> None:
     # amend while stopped: post-commit fires with a rebase in progress
     r = subprocess.run(["git", "commit", "--amend", "--no-edit"], cwd=repo.path, capture_output=True, text=True)
     assert r.returncode == 0
-    assert "rebase is in progress: skipped" in r.stdout + r.stderr
+    assert "bench-op" not in r.stdout + r.stderr, "quiet: the rebase is handled once, at its end"
     assert not repo.log()[0].startswith("bench-op")
-    subprocess.run(["git", "rebase", "--abort"], cwd=repo.path, check=True)
+    # At its end, post-rewrite compares the trees before and after the rebase: the same, so nothing runs.
+    r = subprocess.run(["git", "rebase", "--continue"], cwd=repo.path, capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    assert "bench-op: " not in r.stdout + r.stderr and repo.log() == before
 
 
 def test_detached_head_works(tmp_path) -> None:
@@ -323,3 +327,228 @@ def test_fix_next_to_stashed_edits_leaves_that_file_alone(tmp_path, project_rev,
     assert repo.log()[0] == "reduce: rows come from the input", out
     assert (repo.path / BENCH_RED).read_bytes() == mine
     assert "overlaps your unstaged edits" in out and ".patch" in out
+
+
+# -- every way an Op change arrives: pull --rebase, rebase, cherry-pick, revert (issue 15)
+
+FOLLOW_UP_SUBJECT = "bench-op: align bench_reduction.py with the new ReduceOp interface"
+HOOK_TYPES = ("post-commit", "post-merge", "post-rewrite")
+
+
+def hooked(repo: Repo, mode: str, project_rev: tuple[Path, str], home: Path) -> dict[str, str]:
+    """bench-op's follow-up in place through `bench-op install` or pre-commit; the env git runs in."""
+    if mode == "install":
+        install(repo)
+    else:
+        with_pre_commit(repo, project_rev, home, hook_types=HOOK_TYPES)
+    return dict(os.environ, PRE_COMMIT_HOME=str(home), GIT_EDITOR="true")
+
+
+def run_git(repo: Repo, env: dict[str, str], *args: str, ok: bool = True) -> str:
+    r = subprocess.run(["git", *args], cwd=repo.path, capture_output=True, text=True, env=env, timeout=900, check=False)
+    out = r.stdout + r.stderr
+    if ok:
+        assert r.returncode == 0, out
+    return out
+
+
+def assert_one_follow_up(repo: Repo, out: str, below: str) -> None:
+    """One follow-up commit, on top, right after `below`, with only the benchmark file, which binds and ran."""
+    subjects = repo.log()
+    assert subjects[0] == FOLLOW_UP_SUBJECT, out
+    assert subjects[1] == below, out
+    assert repo.git("show", "--format=", "--name-only", "HEAD").split() == [BENCH_RED]
+    bodies = repo.git("log", "--format=%B%x00").split("\0")
+    assert sum("Bench-Op: follow-up" in b for b in bodies) == 1, "nothing runs twice"
+    assert out.count("bench-op: committed") == 1, out
+    body = bodies[0]
+    assert "SumFwdOp(M, N, dtype) -> SumFwdOp(N, dtype)" in body and "latency" in body, body
+    assert "op = SumFwdOp(N, dtype)" in repo.git("show", f"HEAD:{BENCH_RED}")
+    # The benchmarks bind the Ops at HEAD now: nothing is left to report.
+    r = repo.bench_op("check", "--all-files")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert repo.git("diff", "--cached") == ""
+
+
+def assert_work_back(repo: Repo, work: dict[str, bytes]) -> None:
+    assert_user_work_kept(repo, work)
+    text = repo.read(BENCH_RED)
+    assert "op = SumFwdOp(N, dtype)" in text and "my unstaged idea" in text
+
+
+MODES = pytest.mark.parametrize("mode", ["install", "pre-commit"])
+
+
+@MODES
+def test_pull_rebase_brings_an_op_change_under_local_commits(tmp_path, project_rev, pre_commit_home, mode) -> None:
+    seed = make_repo(tmp_path / "seed")
+    git(tmp_path, "clone", "-q", "--bare", str(seed.path), "up.git")
+    git(tmp_path, "clone", "-q", "up.git", "mine")
+    git(tmp_path, "clone", "-q", "up.git", "theirs")
+    mine, theirs = Repo(tmp_path / "mine"), Repo(tmp_path / "theirs")
+    env = hooked(mine, mode, project_rev, pre_commit_home)
+    mine.write("README.txt", "my local work\n")
+    mine.commit("my local commit")
+    reduction_change(theirs)
+    theirs.commit("reduce: rows come from the input")  # a teammate, without bench-op
+    theirs.git("push", "-q", "origin", "main")
+    work = user_work(mine)
+    out = run_git(mine, env, "pull", "--rebase", "--autostash")
+    assert_one_follow_up(mine, out, "my local commit")
+    assert "reduce: rows come from the input" in mine.log()[2:]
+    assert "conflict" not in out.lower(), out
+    assert_work_back(mine, work)
+
+
+@MODES
+def test_feature_branch_rebased_onto_main_after_a_conflict(tmp_path, project_rev, pre_commit_home, mode) -> None:
+    repo = make_repo(tmp_path / "r")
+    env = hooked(repo, mode, project_rev, pre_commit_home)
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("README.txt", "feature\n")
+    commit_without_bench_op(repo, "feature: readme")
+    repo.write("notes.txt", "more\n")
+    commit_without_bench_op(repo, "feature: notes")
+    repo.git("checkout", "-q", "main")
+    reduction_change(repo)
+    repo.write("README.txt", "main\n")
+    commit_without_bench_op(repo, "reduce: rows come from the input")
+    repo.git("checkout", "-q", "feature")
+    work = user_work(repo)
+    out = run_git(repo, env, "rebase", "--autostash", "main", ok=False)
+    assert "CONFLICT" in out and "bench-op: committed" not in out
+    assert not repo.log()[0].startswith("bench-op"), "nothing happens in the middle of the rebase"
+    repo.write("README.txt", "main and feature\n")
+    repo.git("add", "README.txt")
+    out = run_git(repo, env, "rebase", "--continue")
+    assert_one_follow_up(repo, out, "feature: notes")
+    assert repo.log()[1:4] == ["feature: notes", "feature: readme", "reduce: rows come from the input"]
+    assert_work_back(repo, work)
+
+
+def op_branch(repo: Repo, before: tuple[str, ...] = (), after: tuple[str, ...] = ()) -> list[str]:
+    """A teammate's branch `ops`: commits touching `before` files, the Op change, then `after` files."""
+    repo.git("checkout", "-q", "-b", "ops")
+    shas = []
+    teammate = dict(os.environ, GIT_AUTHOR_NAME="Teammate", GIT_AUTHOR_EMAIL="mate@example.com",
+                    BENCH_OP_FOLLOW_UP="1", SKIP="bench-op-follow-up")
+    for i, path in enumerate(before):
+        repo.write(path, f"ops before {i}\n")
+        repo.git("add", "-A")
+        repo.git("commit", "-q", "-m", f"ops: {path}", env=teammate)
+        shas.append(repo.head())
+    reduction_change(repo)
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "reduce: rows come from the input", env=teammate)
+    shas.append(repo.head())
+    for i, path in enumerate(after):
+        repo.write(path, f"ops after {i}\n")
+        repo.git("add", "-A")
+        repo.git("commit", "-q", "-m", f"ops: {path}", env=teammate)
+        shas.append(repo.head())
+    repo.git("checkout", "-q", "main")
+    return shas
+
+
+@MODES
+def test_single_cherry_pick(tmp_path, project_rev, pre_commit_home, mode) -> None:
+    repo = make_repo(tmp_path / "r")
+    env = hooked(repo, mode, project_rev, pre_commit_home)
+    (op,) = op_branch(repo)
+    work = user_work(repo)
+    out = run_git(repo, env, "cherry-pick", op)
+    assert_one_follow_up(repo, out, "reduce: rows come from the input")
+    assert "in progress" not in out
+    # The follow-up is the user's, not the picked commit's author's.
+    assert repo.log("%an") [:2] == ["Kernel Dev", "Teammate"]
+    assert_work_back(repo, work)
+
+
+@MODES
+def test_multi_commit_cherry_pick_is_handled_once_after_its_last_commit(tmp_path, project_rev, pre_commit_home, mode) -> None:
+    repo = make_repo(tmp_path / "r")
+    env = hooked(repo, mode, project_rev, pre_commit_home)
+    shas = op_branch(repo, before=("notes/a.txt",), after=("notes/b.txt", "notes/c.txt"))
+    work = user_work(repo)
+    out = run_git(repo, env, "cherry-pick", *shas)
+    assert_one_follow_up(repo, out, "ops: notes/c.txt")
+    assert repo.log()[1:5] == ["ops: notes/c.txt", "ops: notes/b.txt", "reduce: rows come from the input", "ops: notes/a.txt"]
+    assert not (Path(repo.path) / ".git" / "bench-op" / "sequence").exists()
+    assert_work_back(repo, work)
+
+
+@MODES
+def test_cherry_pick_stopped_by_a_conflict_runs_on_continue(tmp_path, project_rev, pre_commit_home, mode) -> None:
+    repo = make_repo(tmp_path / "r")
+    env = hooked(repo, mode, project_rev, pre_commit_home)
+    shas = op_branch(repo, before=("README.txt",), after=("notes/b.txt",))
+    repo.write("README.txt", "main's own readme\n")
+    repo.commit("main: readme")
+    work = user_work(repo)
+    out = run_git(repo, env, "cherry-pick", *shas, ok=False)
+    assert "CONFLICT" in out and "bench-op: committed" not in out
+    assert repo.log()[0] == "main: readme"
+    repo.write("README.txt", "both\n")
+    repo.git("add", "README.txt")
+    out = run_git(repo, env, "cherry-pick", "--continue")
+    assert_one_follow_up(repo, out, "ops: notes/b.txt")
+    assert repo.log()[1:4] == ["ops: notes/b.txt", "reduce: rows come from the input", "ops: README.txt"]
+    assert_work_back(repo, work)
+
+
+@MODES
+def test_cherry_pick_whose_last_commit_conflicts(tmp_path, project_rev, pre_commit_home, mode) -> None:
+    """`--continue` checks right after its last commit that HEAD still matches the index it read before:
+    bench-op says so and leaves the follow-up to `bench-op run` or the next commit, which handles the pick."""
+    repo = make_repo(tmp_path / "r")
+    env = hooked(repo, mode, project_rev, pre_commit_home)
+    shas = op_branch(repo, after=("README.txt",))
+    repo.write("README.txt", "main's own readme\n")
+    repo.commit("main: readme")
+    out = run_git(repo, env, "cherry-pick", *shas, ok=False)
+    assert "CONFLICT" in out and "bench-op: committed" not in out
+    repo.write("README.txt", "both\n")
+    repo.git("add", "README.txt")
+    out = run_git(repo, env, "cherry-pick", "--continue")
+    assert "bench-op cannot commit now: run `bench-op run --from-ref" in out, out
+    assert repo.log()[0] == "ops: README.txt" and "Bench-Op" not in repo.git("log", "--format=%B")
+    work = user_work(repo)
+    repo.write("notes/next.txt", "next\n")
+    repo.git("add", "notes/next.txt")
+    out = run_git(repo, env, "commit", "-m", "next")
+    assert_one_follow_up(repo, out, "next")
+    assert_work_back(repo, work)
+
+
+@MODES
+def test_revert_that_brings_back_an_op_change(tmp_path, project_rev, pre_commit_home, mode) -> None:
+    repo = make_repo(tmp_path / "r")
+    env = hooked(repo, mode, project_rev, pre_commit_home)
+    reduction_change(repo)
+    commit_without_bench_op(repo, "reduce: rows come from the input")
+    repo.git("revert", "--no-edit", "HEAD", env=dict(env, BENCH_OP_FOLLOW_UP="1", SKIP="bench-op-follow-up"))
+    undo = repo.head()
+    work = user_work(repo)
+    out = run_git(repo, env, "revert", "--no-edit", undo)
+    below = repo.log()[1]
+    assert below.startswith('Revert "Revert'), below
+    assert_one_follow_up(repo, out, below)
+    assert_work_back(repo, work)
+
+
+def test_installed_post_rewrite_passes_its_argument_and_input_on(tmp_path) -> None:
+    """A post-rewrite hook the user had runs after bench-op's with git's argument and stdin; an amend does nothing."""
+    repo = make_repo(tmp_path / "r")
+    hooks = repo.path / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    mine = hooks / "post-rewrite"
+    mine.write_text("#!/bin/sh\n{ echo \"arg=$1\"; cat; } > \"$(git rev-parse --show-toplevel)/rewrite.log\"\n")
+    mine.chmod(0o755)
+    install(repo)
+    assert "bench-op hook: post-rewrite" in mine.read_text()
+    old = repo.head()
+    r = subprocess.run(["git", "commit", "--amend", "-m", "renamed"], cwd=repo.path, capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    assert "bench-op" not in r.stdout + r.stderr
+    assert (repo.path / "rewrite.log").read_text() == f"arg=amend\n{old} {repo.head()}\n"
+    assert repo.log() == ["renamed"]

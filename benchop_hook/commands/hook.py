@@ -34,11 +34,13 @@ def main(opts: Options) -> int:
     opts = dataclasses.replace(opts, all_files=False, quiet=True)
     if opts.stage == "pre-commit":
         return _pre_commit(opts, repo, cfg)
-    stage = _detect_stage(repo.git_dir) if opts.stage == "follow-up" else opts.stage
-    return _follow_up(opts, repo, cfg, merge=(stage == "post-merge"))
+    stage = _detect_stage(repo.git_dir) if opts.stage in (None, "follow-up") else opts.stage
+    return _follow_up(opts, repo, cfg, stage)
 
 
 def _detect_stage(git_dir: str) -> str:
+    if "PRE_COMMIT_REWRITE_COMMAND" in os.environ:
+        return "post-rewrite"
     if "PRE_COMMIT_IS_SQUASH_MERGE" in os.environ:
         return "post-merge"
     try:
@@ -94,19 +96,34 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
     return run.exit_code
 
 
-def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, *, merge: bool) -> int:
+def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, stage: str) -> int:
     root = repo.root
     if os.environ.get("PRE_COMMIT_IS_SQUASH_MERGE") == "1":
         return EXIT_OK  # a squash merge commits nothing: the commit that follows gets the hook
-    base = "ORIG_HEAD^{commit}" if merge else "HEAD^1"
-    frm = gitrepo.git(root, "rev-parse", "-q", "--verify", base, check=False).stdout.decode().strip()
+    from benchop_hook import flows  # a rebase or a multi-commit pick is handled once, at its end
+
+    flow = flows.decide_here(root, repo.git_dir, stage, opts.rewrite_command
+                             or os.environ.get("PRE_COMMIT_REWRITE_COMMAND"))
+    if flow.action in ("quiet", "defer"):
+        if flow.say:
+            print(flow.say)
+        return EXIT_OK
+    merge = stage == "post-merge"
+    if flow.action == "range":
+        frm = flow.from_rev or ""
+    else:
+        base = "ORIG_HEAD^{commit}" if merge else "HEAD^1"
+        frm = gitrepo.git(root, "rev-parse", "-q", "--verify", base, check=False).stdout.decode().strip()
     if not frm:
         return EXIT_OK  # the first commit, or no ORIG_HEAD: nothing to compare with
     changes = gitrepo.range_changes(root, frm, "HEAD")
-    if not op_files_touched(cfg, changes) or is_follow_up(gitrepo.commit_message(root)):
+    if not op_files_touched(cfg, changes):
+        return EXIT_OK
+    if flow.action == "default" and is_follow_up(gitrepo.commit_message(root)):
+        # (A rebase or a sequence may end on a follow-up commit it replayed: its range still counts.)
         return EXIT_OK
     hint = f"bench-op run --from-ref {frm[:12]} --to-ref HEAD"
-    what = gitrepo.in_progress_operation(repo.git_dir, merge_done=merge)
+    what = gitrepo.in_progress_operation(repo.git_dir, merge_done=merge, done=flow.done)
     if what is not None or gitrepo.has_unmerged(root):
         print(f"bench-op: {what or 'a merge with conflicts'} is in progress: skipped; "
               f"run `{hint}` once it is done.")
@@ -119,7 +136,7 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, *
     from benchop_hook.report import run_json, summary_line, write_json
 
     with repo_lock(repo.git_dir):
-        run = run_and_maybe_commit(opts, repo, cfg, target, changes, merge_done=merge)
+        run = run_and_maybe_commit(opts, repo, cfg, target, changes, merge_done=merge, flow_done=flow.done)
     echo(summary_line(run))
     if run.status == "blocked":
         print("bench-op: no follow-up commit for the blocked files; your commit stays as it is. "

@@ -1,4 +1,4 @@
-"""`bench-op install` / `uninstall`: plain git post-commit and post-merge hooks, no pre-commit needed.
+"""`bench-op install` / `uninstall`: plain git post-commit, post-merge and post-rewrite hooks, no pre-commit needed.
 
 Respects `core.hooksPath`; a hook the user already has is kept and chained to
 (renamed `<hook>.before-bench-op`, run after bench-op), and put back on uninstall.
@@ -14,30 +14,36 @@ from benchop_hook import gitrepo
 from benchop_hook.errors import EXIT_OK, BenchOpError
 from benchop_hook.options import Options
 
-HOOKS = ("post-commit", "post-merge")
+HOOKS = ("post-commit", "post-merge", "post-rewrite")
 MARKER = "# bench-op hook:"
 CHAINED = ".before-bench-op"
 
 
 def script(name: str, python: str = "") -> str:
     """The hook script; the copies in the repository's hooks/ folder are this with python=''."""
+    call, keep, feed = name, "", ""
+    if name == "post-rewrite":
+        # Its argument says rebase or amend; the rewritten commits come on stdin, kept for the hook chained after.
+        call = f'{name} --rewrite-command "$1" </dev/null'
+        keep = 'rewritten="$(cat)"\n'
+        feed = 'printf "%s\\n" "$rewritten" | '
     return f"""#!/bin/sh
 {MARKER} {name} (put here by `bench-op install`; `bench-op uninstall` removes it)
 # Runs bench-op's follow-up, then the {name} hook that was here before, if any.
 BENCH_OP_PYTHON="{python}"
 here="$(dirname "$0")"
 status=0
-if [ -z "$BENCH_OP_FOLLOW_UP" ]; then
+{keep}if [ -z "$BENCH_OP_FOLLOW_UP" ]; then
     if [ -n "$BENCH_OP_PYTHON" ] && [ -x "$BENCH_OP_PYTHON" ]; then
-        "$BENCH_OP_PYTHON" -m benchop_hook hook {name} || status=$?
+        "$BENCH_OP_PYTHON" -m benchop_hook hook {call} || status=$?
     elif command -v bench-op >/dev/null 2>&1; then
-        bench-op hook {name} || status=$?
+        bench-op hook {call} || status=$?
     else
         echo "bench-op: not found; reinstall it, or remove this hook with 'bench-op uninstall'" >&2
     fi
 fi
 if [ -x "$here/{name}{CHAINED}" ]; then
-    "$here/{name}{CHAINED}" "$@" || status=$?
+    {feed}"$here/{name}{CHAINED}" "$@" || status=$?
 fi
 exit $status
 """

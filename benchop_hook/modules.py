@@ -249,6 +249,7 @@ class Project:
         self._ctor: dict[ClassRef, Signature | None] = {}
         self._at: dict[str, ModuleInfo | None] = {}
         self._recording: set[str] | None = None
+        self._bases: dict[ClassRef, tuple[tuple[ClassRef | str, ...], frozenset[str]]] = {}
 
     # -- files and module names
     def _index(self) -> dict[str, str]:
@@ -360,7 +361,27 @@ class Project:
         return self.path_of(ref.module)
 
     def bases(self, ref: ClassRef) -> list[ClassRef | str]:
-        """Each base resolved to a class, or left as its dotted text when outside the repo."""
+        """Each base resolved to a class, or left as its dotted text when outside the repo.
+
+        Cached: method and constructor lookups ask for the same bases thousands of times.
+        A cached answer still notes the files it was resolved through, for the all-files cache.
+        """
+        hit = self._bases.get(ref)
+        if hit is not None:
+            if self._recording is not None:
+                self._recording.update(hit[1])
+            return list(hit[0])
+        outer, self._recording = self._recording, set()
+        try:
+            out = self._resolve_bases(ref)
+        finally:
+            touched, self._recording = self._recording, outer
+        if outer is not None:
+            outer.update(touched or ())
+        self._bases[ref] = (tuple(out), frozenset(touched or ()))
+        return out
+
+    def _resolve_bases(self, ref: ClassRef) -> list[ClassRef | str]:
         ci = self.class_info(ref)
         mi = self.module(ref.module)
         if ci is None or mi is None:

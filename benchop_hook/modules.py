@@ -13,9 +13,13 @@ import hashlib
 import posixpath
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from benchop_hook.gitrepo import Snapshot
 from benchop_hook.signatures import Segments, Signature, from_function, is_staticmethod
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 TRIVIAL_BASES = {"object", "ABC", "Generic", "Protocol", "Module", "ABCMeta"}
 PUBLIC_DUNDERS = {"__call__"}
@@ -245,8 +249,8 @@ class Project:
         self.op_bases = set(op_bases)
         self._by_module: dict[str, str] | None = None
         self._by_path: dict[str, str] = {}
-        self._is_op: dict[ClassRef, bool] = {}
-        self._ctor: dict[ClassRef, Signature | None] = {}
+        self._is_op: dict[ClassRef, tuple[bool, frozenset[str]]] = {}
+        self._ctor: dict[ClassRef, tuple[Signature | None, frozenset[str]]] = {}
         self._at: dict[str, ModuleInfo | None] = {}
         self._recording: set[str] | None = None
         self._bases: dict[ClassRef, tuple[tuple[ClassRef | str, ...], frozenset[str]]] = {}
@@ -360,26 +364,34 @@ class Project:
     def class_path(self, ref: ClassRef) -> str | None:
         return self.path_of(ref.module)
 
-    def bases(self, ref: ClassRef) -> list[ClassRef | str]:
-        """Each base resolved to a class, or left as its dotted text when outside the repo.
-
-        Cached: method and constructor lookups ask for the same bases thousands of times.
-        A cached answer still notes the files it was resolved through, for the all-files cache.
-        """
-        hit = self._bases.get(ref)
+    def _remembered(self, cache: dict[K, tuple[V, frozenset[str]]], key: K, compute: Callable[[], V]) -> V:
+        """`compute()`, cached with the files it read: a cached answer adds them to the current
+        record too, so the all-files cache learns every file a benchmark's answers depend on."""
+        hit = cache.get(key)
         if hit is not None:
             if self._recording is not None:
                 self._recording.update(hit[1])
-            return list(hit[0])
+            return hit[0]
         outer, self._recording = self._recording, set()
         try:
-            out = self._resolve_bases(ref)
+            value = compute()
         finally:
             touched, self._recording = self._recording, outer
         if outer is not None:
             outer.update(touched or ())
-        self._bases[ref] = (tuple(out), frozenset(touched or ()))
-        return out
+        cache[key] = (value, frozenset(touched or ()))
+        return value
+
+    def bases(self, ref: ClassRef) -> list[ClassRef | str]:
+        """Each base resolved to a class, or left as its dotted text when outside the repo.
+
+        Cached: method and constructor lookups ask for the same bases thousands of times.
+        """
+        def resolve() -> tuple[ClassRef | str, ...]:
+            return tuple(self._resolve_bases(ref))
+
+        found: tuple[ClassRef | str, ...] = self._remembered(self._bases, ref, resolve)
+        return list(found)
 
     def _resolve_bases(self, ref: ClassRef) -> list[ClassRef | str]:
         ci = self.class_info(ref)
@@ -393,8 +405,9 @@ class Project:
         return out
 
     def is_op(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> bool:
-        if ref in self._is_op:
-            return self._is_op[ref]
+        return self._remembered(self._is_op, ref, lambda: self._is_op_uncached(ref, _seen))
+
+    def _is_op_uncached(self, ref: ClassRef, _seen: frozenset[ClassRef]) -> bool:
         result = False
         path = self.class_path(ref)
         if path is not None and self.is_op_path(path) and ref not in _seen:
@@ -406,13 +419,13 @@ class Project:
                 elif b.split(".")[-1] in self.op_bases:
                     result = True
                     break
-        self._is_op[ref] = result
         return result
 
     def constructor(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> Signature | None:
         """The `__init__` callers of `ref(...)` bind to, inherited across files; None when unknowable."""
-        if ref in self._ctor:
-            return self._ctor[ref]
+        return self._remembered(self._ctor, ref, lambda: self._constructor_uncached(ref, _seen))
+
+    def _constructor_uncached(self, ref: ClassRef, _seen: frozenset[ClassRef]) -> Signature | None:
         ci = self.class_info(ref)
         result: Signature | None
         if ci is None or ref in _seen or ci.dataclass_like:
@@ -437,7 +450,6 @@ class Project:
                     break
             if result is not None and ci.init_passthrough and not result.params:
                 result = ci.init
-        self._ctor[ref] = result
         return result
 
     def _defines_init(self, ref: ClassRef, seen: frozenset[ClassRef]) -> bool:

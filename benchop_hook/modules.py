@@ -73,6 +73,13 @@ class ModuleInfo:
     star_imports: list[str] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)  # local -> dotted expression
     all_names: tuple[str, ...] | None = None
+    _nodes: list[ast.AST] | None = field(default=None, repr=False, compare=False)
+
+    def nodes(self) -> list[ast.AST]:
+        """Every node of the tree in `ast.walk` order, listed once: the analyses of a module share it."""
+        if self._nodes is None:
+            self._nodes = list(ast.walk(self.tree)) if self.tree is not None else []
+        return self._nodes
 
 
 def dotted(node: ast.AST) -> str | None:

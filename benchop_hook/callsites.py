@@ -602,7 +602,7 @@ class ModuleAnalyzer:
             return {UNKNOWN} if depth > 6 else out
         if self._calls_by_name is None:
             self._calls_by_name = {}
-            for n in ast.walk(self.tree):
+            for n in self.mi.nodes():
                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
                     self._calls_by_name.setdefault(n.func.id, []).append(n)
         for node in self._calls_by_name.get(fname, []):
@@ -644,7 +644,7 @@ class ModuleAnalyzer:
     def calls(self) -> Iterator[CallSite]:
         if self.tree is None:
             return
-        for node in ast.walk(self.tree):
+        for node in self.mi.nodes():
             if not isinstance(node, ast.Call):
                 continue
             scope = self.scope_of(node)

@@ -94,6 +94,11 @@ class TestEvidence:
         """old -> new parameter names, from test calls that changed the keyword but kept the value."""
         if self.old_p is None:
             return {}
+        # A hint pairs a parameter only the old signature has with one only the new one has: without
+        # both there is none, and the test files need not be analysed (most changes only drop or add).
+        if not any(new_sig.get(p.name) is None for p in old_sig.params) or \
+                not any(old_sig.get(p.name) is None for p in new_sig.params):
+            return {}
         hints: dict[str, str] = {}
         for old_path, new_path in self.changed:
             if old_path is None or new_path is None:

@@ -218,6 +218,8 @@ class GitSnapshot(Snapshot):
         self._rev = rev
         self._entries: dict[str, bytes] | None = None
         self._root = root
+        # Blobs already read, by id: the evidence from tests reads the same test files once per changed Op.
+        self._blobs: dict[bytes, bytes] = {}
 
     def _load(self) -> dict[str, bytes]:
         if self._entries is None:
@@ -235,7 +237,10 @@ class GitSnapshot(Snapshot):
         sha = self._load().get(path)
         if sha is None:
             return None
-        return self._repo.odb.stream(sha).read()
+        data = self._blobs.get(sha)
+        if data is None:
+            data = self._blobs[sha] = self._repo.odb.stream(sha).read()
+        return data
 
     def close(self) -> None:
         self._repo.close()

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from benchop_hook.callsites import Atom, Gone, ModuleAnalyzer
-from benchop_hook.modules import ClassRef, ModuleInfo, Project, parse_source
+from benchop_hook.modules import ClassRef, ModuleInfo, Project
 
 
 def analyze(path: str, data: bytes, new_p: Project, old_p: Project | None = None) -> ModuleAnalyzer:
-    mi = parse_source(data, path, new_p.module_name(path))
+    # Through the shared cache: all-files mode analyses a suspect file again with the old version.
+    mi = new_p.cache.get(path, new_p.module_name(path), data)
 
     def or_gone(found: Atom | None, before: object) -> Atom | None:
         """A name that resolves to nothing now but to a class before: that class is gone (renamed, moved, removed)."""

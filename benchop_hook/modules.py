@@ -13,6 +13,7 @@ import hashlib
 import posixpath
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from benchop_hook.gitrepo import Snapshot
 from benchop_hook.signatures import (
@@ -25,6 +26,9 @@ from benchop_hook.signatures import (
     from_function,
     is_staticmethod,
 )
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 TRIVIAL_BASES = {"object", "ABC", "Generic", "Protocol", "Module", "ABCMeta"}
 PUBLIC_DUNDERS = {"__call__"}
@@ -80,6 +84,13 @@ class ModuleInfo:
     aliases: dict[str, str] = field(default_factory=dict)  # local -> dotted expression
     all_names: tuple[str, ...] | None = None
     names: set[str] = field(default_factory=set)  # every name bound at the top level (functions and constants too)
+    _nodes: list[ast.AST] | None = field(default=None, repr=False, compare=False)
+
+    def nodes(self) -> list[ast.AST]:
+        """Every node of the tree in `ast.walk` order, listed once: the analyses of a module share it."""
+        if self._nodes is None:
+            self._nodes = list(ast.walk(self.tree)) if self.tree is not None else []
+        return self._nodes
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -284,10 +295,11 @@ class Project:
         self._by_module: dict[str, str] | None = None
         self._packages: set[str] = set()  # every package, with or without __init__.py (PEP 420)
         self._by_path: dict[str, str] = {}
-        self._is_op: dict[ClassRef, bool] = {}
-        self._ctor: dict[ClassRef, Signature | None] = {}
+        self._is_op: dict[ClassRef, tuple[bool, frozenset[str]]] = {}
+        self._ctor: dict[ClassRef, tuple[Signature | None, frozenset[str]]] = {}
         self._at: dict[str, ModuleInfo | None] = {}
         self._recording: set[str] | None = None
+        self._bases: dict[ClassRef, tuple[tuple[ClassRef | str, ...], frozenset[str]]] = {}
 
     # -- files and module names
     def _index(self) -> dict[str, str]:
@@ -408,8 +420,36 @@ class Project:
     def class_path(self, ref: ClassRef) -> str | None:
         return self.path_of(ref.module)
 
+    def _remembered(self, cache: dict[K, tuple[V, frozenset[str]]], key: K, compute: Callable[[], V]) -> V:
+        """`compute()`, cached with the files it read: a cached answer adds them to the current
+        record too, so the all-files cache learns every file a benchmark's answers depend on."""
+        hit = cache.get(key)
+        if hit is not None:
+            if self._recording is not None:
+                self._recording.update(hit[1])
+            return hit[0]
+        outer, self._recording = self._recording, set()
+        try:
+            value = compute()
+        finally:
+            touched, self._recording = self._recording, outer
+        if outer is not None:
+            outer.update(touched or ())
+        cache[key] = (value, frozenset(touched or ()))
+        return value
+
     def bases(self, ref: ClassRef) -> list[ClassRef | str]:
-        """Each base resolved to a class, or left as its dotted text when outside the repo."""
+        """Each base resolved to a class, or left as its dotted text when outside the repo.
+
+        Cached: method and constructor lookups ask for the same bases thousands of times.
+        """
+        def resolve() -> tuple[ClassRef | str, ...]:
+            return tuple(self._resolve_bases(ref))
+
+        found: tuple[ClassRef | str, ...] = self._remembered(self._bases, ref, resolve)
+        return list(found)
+
+    def _resolve_bases(self, ref: ClassRef) -> list[ClassRef | str]:
         ci = self.class_info(ref)
         mi = self.module(ref.module)
         if ci is None or mi is None:
@@ -421,8 +461,9 @@ class Project:
         return out
 
     def is_op(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> bool:
-        if ref in self._is_op:
-            return self._is_op[ref]
+        return self._remembered(self._is_op, ref, lambda: self._is_op_uncached(ref, _seen))
+
+    def _is_op_uncached(self, ref: ClassRef, _seen: frozenset[ClassRef]) -> bool:
         result = False
         path = self.class_path(ref)
         if path is not None and self.is_op_path(path) and ref not in _seen:
@@ -434,13 +475,13 @@ class Project:
                 elif b.split(".")[-1] in self.op_bases:
                     result = True
                     break
-        self._is_op[ref] = result
         return result
 
     def constructor(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> Signature | None:
         """The `__init__` callers of `ref(...)` bind to, inherited across files; None when unknowable."""
-        if ref in self._ctor:
-            return self._ctor[ref]
+        return self._remembered(self._ctor, ref, lambda: self._constructor_uncached(ref, _seen))
+
+    def _constructor_uncached(self, ref: ClassRef, _seen: frozenset[ClassRef]) -> Signature | None:
         ci = self.class_info(ref)
         result: Signature | None
         if ci is None or ref in _seen:
@@ -469,7 +510,6 @@ class Project:
                     break
             if result is not None and ci.init_passthrough and not result.params:
                 result = ci.init
-        self._ctor[ref] = result
         return result
 
     def _dataclass_init(self, ref: ClassRef, own: DataclassInfo) -> Signature | None:

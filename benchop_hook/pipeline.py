@@ -296,8 +296,6 @@ class StaticPass:
 
     def _import_fixes(self, az: ModuleAnalyzer, by_old: dict[ClassRef, OpChange], old_p: Project) -> tuple[list, dict[str, str], list[str]]:
         """Imports of a renamed or moved Op -> import edits and name renames; a removed Op -> a note."""
-        from benchop_hook.rewrite import ImportEdit
-
         edits: list[ImportEdit] = []
         renames: dict[str, str] = {}
         notes: list[str] = []
@@ -319,6 +317,9 @@ class StaticPass:
             succ = ch.new
             via_same = self.new_p.resolve_name(module, succ.name)
             new_module = module if via_same == succ else succ.module
+            # libcst: imported only when an import is really edited.
+            from benchop_hook.rewrite import ImportEdit
+
             edits.append(ImportEdit(module, name, new_module, succ.name))
             if local == name and succ.name != name:
                 renames[name] = succ.name

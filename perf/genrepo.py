@@ -101,7 +101,10 @@ def member(f: int, m: int, standalone: bool) -> str:
         ''')
 
 
-def generate(dest: str, seed: int = 0) -> dict[str, object]:
+def generate(dest: str, seed: int = 0, *, families: int = FAMILIES, members: int = MEMBERS, op_files: int = OP_FILES,
+             bench_files: int = BENCH_FILES, test_files: int = TEST_FILES) -> dict[str, object]:
+    """The defaults are the TileOPs-like size speed.py measures; perf/real.py scales them."""
+    FAMILIES, MEMBERS, OP_FILES, BENCH_FILES, TEST_FILES = families, members, op_files, bench_files, test_files
     pkg = os.path.join(dest, "src", "bigtile")
     ops = os.path.join(pkg, "ops")
     os.makedirs(ops, exist_ok=True)

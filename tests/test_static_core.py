@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -261,3 +262,22 @@ def test_all_files_cache_never_hides_a_change(repo: Repo) -> None:
     repo.commit("reduce: N and dim")  # the benchmarks did not change; a module they resolve through did
     r = repo.bench_op("check", "--all-files")
     assert r.returncode == 1 and "fix: SumFwdOp(N, dtype)" in r.stdout
+
+
+def test_all_files_cache_sees_a_base_change_for_every_benchmark(tmp_path: Path) -> None:
+    """Two benchmarks build the same Op, whose constructor comes from a base class in another file:
+    the second one's cache entry must depend on that file too, though the answer was already known."""
+    repo = Repo(tmp_path / "lib")
+    repo.write("pyproject.toml", '[tool.bench-op]\nop-paths = ["src/lib/ops/**/*.py"]\n')
+    repo.write("src/lib/ops/__init__.py", "from .x import XOp\n")
+    repo.write("src/lib/ops/base.py", "class Op:\n    pass\n\n\nclass Base(Op):\n    def __init__(self, m, n):\n        self.m = m\n")
+    repo.write("src/lib/ops/x.py", "from .base import Base\n\n\nclass XOp(Base):\n    def forward(self, a):\n        return a\n")
+    for name in ("a", "b"):
+        repo.write(f"benchmarks/bench_{name}.py", f"from lib.ops import XOp\n\n\ndef test_{name}():\n    XOp(1, 2)\n")
+    repo.git("init", "-q", "-b", "main")
+    repo.commit("lib")
+    assert repo.bench_op("check", "--all-files").returncode == 0  # both files cached as clean
+    repo.replace("src/lib/ops/base.py", "def __init__(self, m, n):", "def __init__(self, m):")
+    r = repo.bench_op("check", "--all-files")
+    assert r.returncode == 1
+    assert "benchmarks/bench_a.py:5" in r.stdout and "benchmarks/bench_b.py:5" in r.stdout

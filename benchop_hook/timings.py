@@ -1,0 +1,133 @@
+"""Per-stage times, behind an environment variable: `BENCHOP_TIMINGS=1 bench-op check --all-files`.
+
+The stages are wrapped from outside (nothing in the pipeline knows about timers), so the
+modules stay as they are and the wrapping costs nothing unless the variable is set. Each
+stage counts its outermost calls only (a recursive or re-entered stage is not counted
+twice); stages nest, so their times overlap: parsing happens inside the analysis, the
+analysis inside `all-files mode`. Printed to stderr when the process ends.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import importlib
+import inspect
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+ENV = "BENCHOP_TIMINGS"
+
+# (module, attribute or Class.method, label), in pipeline order.
+STAGES: tuple[tuple[str, str, str], ...] = (
+    ("benchop_hook.commands.common", "quick", "repository, config, what changed (git)"),
+    ("benchop_hook.commands.common", "static", "static pass, all of it"),
+    ("benchop_hook.gitrepo", "list_tracked", "  list of tracked files (git)"),
+    ("benchop_hook.gitrepo", "WorkTree.read", "  read files from the working tree"),
+    ("benchop_hook.gitrepo", "GitSnapshot.read", "  read blobs from git"),
+    ("benchop_hook.modules", "parse_source", "  parse (ast) and read classes/imports"),
+    ("benchop_hook.changes", "detect", "  detect Op changes"),
+    ("benchop_hook.callsites", "ModuleAnalyzer.__init__", "  call sites: scopes of a module"),
+    ("benchop_hook.callsites", "ModuleAnalyzer.calls", "  call sites: resolve calls"),
+    ("benchop_hook.evidence", "TestEvidence.rename_hints", "  evidence from tests: rename hints"),
+    ("benchop_hook.evidence", "TestEvidence.value_for", "  evidence from tests: values"),
+    ("benchop_hook.pipeline", "StaticPass._locate_and_fix", "  judge and plan calls of changed Ops"),
+    ("benchop_hook.pipeline", "StaticPass._run_all", "  all-files mode"),
+    (
+        "benchop_hook.pipeline",
+        "StaticPass._fix_from_history",
+        "    all-files: fix from the benchmark's last commit",
+    ),
+    ("benchop_hook.history", "History.base_for", "    all-files: last commit of a benchmark (git)"),
+    ("benchop_hook.rewrite", "rewrite", "  rewrite (libcst)"),
+    ("benchop_hook.report", "render_check", "report"),
+)
+
+_totals: dict[str, list[float]] = {}  # label -> [seconds, calls]
+_active: set[str] = set()
+_start = time.perf_counter()
+
+
+def _add(label: str, secs: float, calls: int) -> None:
+    slot = _totals.setdefault(label, [0.0, 0])
+    slot[0] += secs
+    slot[1] += calls
+
+
+def _wrap(fn: Callable[..., Any], label: str) -> Callable[..., Any]:
+    if inspect.isgeneratorfunction(fn):
+
+        @functools.wraps(fn)
+        def timed_gen(*args: Any, **kwargs: Any) -> Any:
+            # Only the time spent producing items: the consumer's work between them is not this stage's.
+            it = fn(*args, **kwargs)
+            calls = 1
+            while True:
+                t0 = time.perf_counter()
+                try:
+                    item = next(it)
+                except StopIteration:
+                    _add(label, time.perf_counter() - t0, calls)
+                    return
+                _add(label, time.perf_counter() - t0, calls)
+                calls = 0
+                yield item
+
+        timed_gen.__benchop_timed__ = True  # type: ignore[attr-defined]
+        return timed_gen
+
+    @functools.wraps(fn)
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        if label in _active:
+            return fn(*args, **kwargs)
+        _active.add(label)
+        t0 = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _active.discard(label)
+            _add(label, time.perf_counter() - t0, 1)
+
+    timed.__benchop_timed__ = True  # type: ignore[attr-defined]
+    return timed
+
+
+def install() -> None:
+    """Wrap every stage (importing its module now, libcst excepted until it is used) and report at exit."""
+    for modname, attr, label in STAGES:
+        if modname == "benchop_hook.rewrite" and modname not in sys.modules:
+            continue  # importing libcst just to time it would change what is measured
+        mod = importlib.import_module(modname)
+        owner: Any = mod
+        name = attr
+        if "." in attr:
+            cls, name = attr.split(".")
+            owner = getattr(mod, cls)
+        orig = getattr(owner, name)
+        if getattr(orig, "__benchop_timed__", False):
+            continue
+        new = _wrap(orig, label)
+        setattr(owner, name, new)
+        if owner is mod:
+            # `from module import name` copies taken before now.
+            for other in list(sys.modules.values()):
+                if (
+                    getattr(other, "__name__", "").startswith("benchop_hook.")
+                    and getattr(other, name, None) is orig
+                ):
+                    setattr(other, name, new)
+    atexit.register(report)
+
+
+def report() -> None:
+    total = time.perf_counter() - _start
+    print(
+        f"bench-op timings (seconds; nested stages overlap; {total:.3f} s from install to exit):",
+        file=sys.stderr,
+    )
+    for _mod, _attr, label in STAGES:
+        if label in _totals:
+            secs, calls = _totals[label]
+            print(f"  {label:<52} {secs:8.3f}  ({int(calls)} calls)", file=sys.stderr)

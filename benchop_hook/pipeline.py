@@ -19,7 +19,7 @@ from benchop_hook.evidence import TestEvidence
 from benchop_hook.fixes import ArgOp, NoPlan, Plan, Status, Value, classify, default_pins, plan
 from benchop_hook.globs import matches
 from benchop_hook.locate import analyze
-from benchop_hook.modules import ClassRef, ParseCache, Project
+from benchop_hook.modules import ClassRef, ModuleInfo, ParseCache, Project, resolve_relative
 from benchop_hook.signatures import Signature, free_names, is_constant_source
 from benchop_hook.target import Target
 
@@ -200,6 +200,25 @@ class StaticPass:
                          if (c.old_path and self.paths.test(c.old_path)) or (c.new_path and self.paths.test(c.new_path))]
         return TestEvidence(self.new_p, old_p, tests, changed_tests)
 
+    def _rename_votes(self) -> dict[tuple[str, str], set[str]]:
+        """Name swaps in the other Python files of the diff (benchmarks excluded: they are what gets fixed)."""
+        from benchop_hook import renames
+
+        files: list[tuple[str, str, str]] = []
+        for c in self.src.changes:
+            if not (c.old_path and c.new_path and c.new_path.endswith(".py")) or self.paths.bench(c.new_path):
+                continue
+            if self.src.old is None:
+                continue
+            old, new = self.src.old.read(c.old_path), self.src.new.read(c.new_path)
+            if old is None or new is None:
+                continue
+            p = c.new_path
+            kind = (renames.EXPORTS if p.endswith("__init__.py") else renames.TESTS if self.paths.test(p)
+                    else renames.OPS if self.paths.op(p) else renames.WORKLOADS if "workload" in p else renames.OTHER)
+            files.append((kind, old.decode("utf-8", "replace"), new.decode("utf-8", "replace")))
+        return renames.votes_from(files)
+
     def _op_files(self) -> list[str]:
         return [p for p in self.src.new.paths() if self.paths.op(p)]
 
@@ -229,7 +248,8 @@ class StaticPass:
         old_paths = [p for p in old_paths if not any(p == o for o, _ in drop)]
         new_paths = [p for p in new_paths if not any(p == n for _, n in drop)]
         ev = self._evidence(self.old_p)
-        changes = detect(self.old_p, self.new_p, old_paths, new_paths, self._op_files, ev.rename_hints)
+        changes = detect(self.old_p, self.new_p, old_paths, new_paths, self._op_files, ev.rename_hints,
+                         self._rename_votes)
         self.result.changes = changes
         if changes:
             self._locate_and_fix(changes, self.old_p, ev, self._bench_candidates(changes))
@@ -308,10 +328,12 @@ class StaticPass:
         renames: dict[str, str] = {}
         notes: list[str] = []
         mi = az.mi
-        for local, target in mi.imports.items():
-            if target[0] != "attr":
+        seen: set[tuple[str, str, str]] = set()
+        for local, target in _all_imports(mi):
+            if target[0] != "attr" or (local, *target[1:]) in seen:
                 continue
             _, module, name = target
+            seen.add((local, module, name))
             if self.new_p.resolve_name(module, name) is not None:
                 continue
             old_ref = old_p.resolve_name(module, name)
@@ -361,7 +383,8 @@ class StaticPass:
         keys = set()
         for c, _ in changed:
             if method is None:
-                keys.add((c.old_sig, c.new_sig, c.edits))
+                # A class renamed or moved with its constructor unchanged needs no edit of the call itself.
+                keys.add((c.old_sig, c.new_sig, c.edits) if c.edits or c.status not in ("renamed", "moved") else None)
             else:
                 keys.add(_method_edits(c, method, old_p, self.new_p))
         if len(keys) > 1 or (unknown and site.via != "direct"):
@@ -622,6 +645,18 @@ class StaticPass:
                 fr.findings.append(Finding(s, s.func_source, Status.BROKEN, "does not bind the current signature",
                                            why_not="not rewritten: its Op did not change since the benchmark's last commit"))
             self.result.files.append(fr)
+
+
+def _all_imports(mi: ModuleInfo) -> list[tuple[str, tuple[str, ...]]]:
+    """Module-level imports, then `from m import X` inside functions (a benchmark may import its Op locally)."""
+    out: list[tuple[str, tuple[str, ...]]] = list(mi.imports.items())
+    for node in ast.walk(mi.tree) if mi.tree is not None else ():
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.ImportFrom):
+                    base = resolve_relative(mi.module, mi.is_package, sub.level, sub.module)
+                    out.extend((a.asname or a.name, ("attr", base, a.name)) for a in sub.names if a.name != "*")
+    return out
 
 
 def classify_shape(args) -> object | None:

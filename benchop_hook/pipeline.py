@@ -7,7 +7,7 @@ I/O happens at the edges (`open_target` reads git; the caller writes files);
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from benchop_hook import gitrepo
@@ -449,7 +449,20 @@ class StaticPass:
             problem = f"relies on the default of '{pins[0][0]}', which changed"
         if splat_expanded:
             problem += " (through a literal **dict)"
-        p = plan(args, old_sig, new_sig, edits, _value_for(site, ev, ref, new_sig, old_sig, edits), pins, site.scope_names)
+        own: Callable[[str], bool] | None = None
+        drops: Callable[[str, str], bool] | None = None
+        if ref is not None and method is None:
+            new_ref, old_ref = ref, change.old or ref
+            o_sig, n_sig = old_sig, new_sig
+
+            def _own(param: str) -> bool:
+                return ev.passes_own_name(new_ref, param, n_sig, o_sig, edits)
+
+            def _drops(param: str, value: str) -> bool:
+                return ev.drops_same_way(old_ref, new_ref, param, value, o_sig, n_sig)
+            own, drops = _own, _drops
+        p = plan(args, old_sig, new_sig, edits, _value_for(site, ev, ref, new_sig, old_sig, edits), pins, site.scope_names,
+                 own, drops)
         if isinstance(p, NoPlan):
             return Finding(site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=info, method=method)
         return Finding(site, op, status, problem, plan=p, info=info, method=method)

@@ -134,3 +134,106 @@ def test_a_removed_class_is_not_paired_without_evidence_and_a_compatible_constru
     assert rc == 1
     assert repo.read("benchmarks/bench_r.py") == bench
     assert [c["status"] for c in data["changes"]] == ["removed"]
+
+
+# -- conflicting evidence for a same-slot rename -----------------------------------------------
+
+ALIGN_OLD = ("from .op import Op\n\n\nclass AlignOp(Op):\n"
+             "    def __init__(self, numel, num_experts, block_size):\n        self.numel = numel\n")
+ALIGN_NEW = ("from .op import Op\n\n\nclass AlignOp(Op):\n"
+             "    def __init__(self, total_tokens, top_k, num_experts, block_size):\n        self.numel = total_tokens * top_k\n")
+ALIGN_BENCH = ("from kern.ops.align import AlignOp\n\n\ndef test_bench(total_tokens=64, top_k=2):\n"
+               "    numel = total_tokens * top_k\n    num_experts, block_size = 8, 16\n"
+               "    AlignOp(numel, num_experts, block_size)\n")
+
+
+@pytest.mark.parametrize("tests_pass", ["variables", "literals"])
+def test_a_new_parameter_inserted_after_the_slot_makes_the_slot_no_evidence(tmp_path: Path, tests_pass: str) -> None:
+    repo = make(tmp_path, {"src/kern/ops/align.py": ALIGN_OLD, "benchmarks/bench_align.py": ALIGN_BENCH,
+                           "tests/test_align.py": "from kern.ops.align import AlignOp\n\n\ndef test_a():\n    AlignOp(128, 8, 16)\n"})
+    repo.write("src/kern/ops/align.py", ALIGN_NEW)
+    call = ("    total_tokens, top_k = 64, 2\n    AlignOp(total_tokens, top_k, 8, 16)\n" if tests_pass == "variables"
+            else "    AlignOp(64, 2, 8, 16)\n")
+    repo.write("tests/test_align.py", "from kern.ops.align import AlignOp\n\n\ndef test_a():\n" + call)
+    repo.commit("align: tokens and top_k instead of numel")
+    rc, out, _ = fix(repo)
+    text = repo.read("benchmarks/bench_align.py")
+    if tests_pass == "variables":
+        assert rc == 0, out
+        assert "total_tokens=total_tokens" in text and "top_k=top_k" in text and "AlignOp(numel" not in text
+        assert "total_tokens=numel" not in text
+    else:
+        assert rc == 1
+        assert text == ALIGN_BENCH, "never total_tokens=numel"
+        assert "'total_tokens' could be numel (the argument in its slot) or the variable total_tokens in scope" in out
+
+
+SCALE_OLD = "from .op import Op\n\n\nclass ScaleOp(Op):\n    def __init__(self, n, dtype):\n        pass\n"
+SCALE_NEW = "from .op import Op\n\n\nclass ScaleOp(Op):\n    def __init__(self, rows, dtype):\n        pass\n"
+
+
+@pytest.mark.parametrize("scope", ["conflicting-variable", "nothing-in-scope"])
+def test_a_same_slot_rename_yields_to_a_variable_named_like_the_new_parameter(tmp_path: Path, scope: str) -> None:
+    extra = "    rows = n // 2\n" if scope == "conflicting-variable" else ""
+    bench = ("from kern.ops.scale import ScaleOp\n\n\ndef test_bench(n=64, dtype='f16'):\n" + extra
+             + "    ScaleOp(n=n, dtype=dtype)\n")
+    repo = make(tmp_path, {"src/kern/ops/scale.py": SCALE_OLD, "benchmarks/bench_scale.py": bench})
+    repo.write("src/kern/ops/scale.py", SCALE_NEW)
+    repo.commit("scale: rows")
+    rc, out, _ = fix(repo)
+    if scope == "conflicting-variable":
+        assert rc == 1 and repo.read("benchmarks/bench_scale.py") == bench
+        assert "'rows' could be n (the argument in its slot) or the variable rows in scope" in out
+    else:
+        assert rc == 0, out
+        assert "ScaleOp(rows=n, dtype=dtype)" in repo.read("benchmarks/bench_scale.py")
+
+
+# -- an argument that carried a choice -----------------------------------------------------------
+
+CONV_OLD = ("from .op import Op\n\n\nclass ConvOp(Op):\n    def __init__(self, n, dtype, bias=False, backend='thread'):\n"
+            "        pass\n")
+CONV_NEW = ("from .op import Op\n\n\nclass ConvOp(Op):\n    def __init__(self, n):\n        pass\n\n\n"
+            "class ConvBiasOp(ConvOp):\n    pass\n")
+
+
+@pytest.mark.parametrize("tests", ["moved-to-another-class", "dropped-the-same-way"])
+def test_a_dropped_choice_needs_the_tests_to_drop_it_too(tmp_path: Path, tests: str) -> None:
+    bench = ("from kern.ops.conv import ConvOp\n\n\ndef test_bench(n=64, dtype='f16'):\n"
+             "    ConvOp(n, dtype, bias=True)\n    ConvOp(n, dtype=dtype, bias=False)\n")
+    repo = make(tmp_path, {"src/kern/ops/conv.py": CONV_OLD, "benchmarks/bench_conv.py": bench,
+                           "tests/test_conv.py": "from kern.ops.conv import ConvOp\n\n\ndef test_c():\n    ConvOp(4, 'f16', bias=True)\n"})
+    repo.write("src/kern/ops/conv.py", CONV_NEW)
+    if tests == "moved-to-another-class":
+        repo.write("tests/test_conv.py", "from kern.ops.conv import ConvBiasOp\n\n\ndef test_c():\n    ConvBiasOp(4)\n")
+    else:
+        repo.write("tests/test_conv.py", "from kern.ops.conv import ConvOp\n\n\ndef test_c():\n    ConvOp(4)\n")
+    repo.commit("conv: bias is a class of its own")
+    rc, out, _ = fix(repo)
+    text = repo.read("benchmarks/bench_conv.py")
+    # Dropping dtype=dtype (read from the inputs now) and bias=False (the old default) is always right.
+    assert "    ConvOp(n)\n" in text, out
+    if tests == "moved-to-another-class":
+        assert rc == 1
+        assert "ConvOp(n, dtype, bias=True)" in text
+        assert "passes bias=True, a choice the new signature has no 'bias' for" in out
+    else:
+        assert rc == 0, out
+        assert "ConvOp(n, dtype, bias=True)" not in text and text.count("    ConvOp(n)\n") == 2
+
+
+def test_a_removed_enum_choice_is_reported(tmp_path: Path) -> None:
+    old = "from .op import Op\n\n\nclass RunOp(Op):\n    def __init__(self, n, style=None):\n        pass\n"
+    new = "from .op import Op\n\n\nclass RunOp(Op):\n    def __init__(self, n):\n        pass\n"
+    bench = ("from kern.ops.run import RunOp\nfrom kern.sched import AsyncSchedule, Mode\n\n\ndef test_bench(n=1):\n"
+             "    RunOp(n, style=AsyncSchedule)\n    RunOp(n, Mode.FAST)\n    RunOp(n, style=None)\n")
+    repo = make(tmp_path, {"src/kern/ops/run.py": old, "src/kern/sched.py": "class AsyncSchedule: ...\nclass Mode: FAST = 1\n",
+                           "benchmarks/bench_run.py": bench})
+    repo.write("src/kern/ops/run.py", new)
+    repo.commit("run: schedule chosen elsewhere")
+    rc, out, _ = fix(repo)
+    text = repo.read("benchmarks/bench_run.py")
+    assert rc == 1
+    assert "RunOp(n, style=AsyncSchedule)" in text and "RunOp(n, Mode.FAST)" in text
+    assert "    RunOp(n)\n" in text  # style=None was the old default
+    assert "passes style=AsyncSchedule" in out and "passes style=Mode.FAST" in out

@@ -196,7 +196,7 @@ def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: 
     handled_new: set[ClassRef] = set()
 
     def is_op(old: ClassRef | None, new: ClassRef | None) -> bool:
-        return (old is not None and old_p.is_op(old)) or (new is not None and new_p.is_op(new))
+        return (old is not None and old_p.builds(old)) or (new is not None and new_p.builds(new))
 
     for ref in sorted(old_refs & new_refs, key=lambda r: r.qualname):
         if is_op(ref, ref):
@@ -209,7 +209,7 @@ def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: 
     appeared = sorted(new_refs - old_refs, key=lambda r: r.qualname)
     leftover: list[ClassRef] = []
     for ref in sorted(old_refs - new_refs, key=lambda r: r.qualname):
-        if not old_p.is_op(ref):
+        if not old_p.builds(ref):
             continue
         handled_old.add(ref)
         still = new_p.resolve_name(ref.module, ref.name)
@@ -221,7 +221,7 @@ def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: 
                 changes[still] = ch
             handled_new.add(still)
             continue
-        successor = next((r for r in appeared if r.name == ref.name and r not in handled_new and new_p.is_op(r)), None)
+        successor = next((r for r in appeared if r.name == ref.name and r not in handled_new and new_p.builds(r)), None)
         if successor is None:
             leftover.append(ref)
             continue
@@ -229,7 +229,7 @@ def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: 
         ch = _compare("moved", old_p, ref, new_p, successor, hints)
         if ch:
             changes[successor] = ch
-    fresh = [r for r in appeared if r not in handled_new and new_p.is_op(r)]
+    fresh = [r for r in appeared if r not in handled_new and new_p.builds(r)]
     for ref, successor, evidence, candidates in _pair_renamed(old_p, new_p, leftover, fresh, rename_votes):
         if successor is None:
             changes[ref] = OpChange("removed", ref, None, old_p.constructor(ref), None, (), (), None,

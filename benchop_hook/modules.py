@@ -238,8 +238,9 @@ class Project:
     """One version of the repository as a set of importable modules."""
 
     def __init__(self, snapshot: Snapshot, cache: ParseCache, is_op_path: Callable[[str], bool],
-                 op_bases: Iterable[str]) -> None:
+                 op_bases: Iterable[str], is_interface_path: Callable[[str], bool] | None = None) -> None:
         self.snapshot = snapshot
+        self.is_interface_path = is_interface_path
         self.cache = cache
         self.is_op_path = is_op_path
         self.op_bases = set(op_bases)
@@ -387,6 +388,14 @@ class Project:
                     break
         self._is_op[ref] = result
         return result
+
+    def builds(self, ref: ClassRef) -> bool:
+        """An Op, or a class of an interface file (a workload, a test helper) whose constructor counts the same."""
+        if self.is_op(ref):
+            return True
+        path = self.class_path(ref)
+        return (self.is_interface_path is not None and path is not None and self.is_interface_path(path)
+                and self.class_info(ref) is not None)
 
     def constructor(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> Signature | None:
         """The `__init__` callers of `ref(...)` bind to, inherited across files; None when unknowable."""

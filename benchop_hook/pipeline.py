@@ -126,6 +126,11 @@ class Paths:
     def op(self, p: str) -> bool:
         return p.endswith(".py") and not self.bench(p) and not self.test(p) and matches(p, self.c.op_paths)
 
+    def interface(self, p: str) -> bool:
+        """Workloads, test helpers, benchmark bases: classes benchmarks build whose constructors a commit may change."""
+        return (p.endswith(".py") and not self.bench(p) and not self.op(p)
+                and (self.c.interface_paths is None or matches(p, self.c.interface_paths)))
+
 
 @dataclass
 class Sources:
@@ -186,8 +191,9 @@ class StaticPass:
         self.src = sources
         self.target = target
         self.cache = ParseCache()
-        self.new_p = Project(sources.new, self.cache, self.paths.op, config.op_bases)
-        self.old_p = Project(sources.old, self.cache, self.paths.op, config.op_bases) if sources.old is not None else None
+        self.new_p = Project(sources.new, self.cache, self.paths.op, config.op_bases, self.paths.interface)
+        self.old_p = (Project(sources.old, self.cache, self.paths.op, config.op_bases, self.paths.interface)
+                      if sources.old is not None else None)
         self.history = history  # all-files mode: finds the version a benchmark was written against
         self.result = StaticResult(target)
         self.result.context = self  # type: ignore[attr-defined]  # the repair loop reuses the projects
@@ -199,6 +205,31 @@ class StaticPass:
         changed_tests = [(c.old_path, c.new_path) for c in self.src.changes
                          if (c.old_path and self.paths.test(c.old_path)) or (c.new_path and self.paths.test(c.new_path))]
         return TestEvidence(self.new_p, old_p, tests, changed_tests)
+
+    def _built_by_benchmarks(self, changes: list[OpChange]) -> list[OpChange]:
+        """Interface classes (workloads, helpers) matter only where a benchmark names them; Ops always do."""
+        def interface(c: OpChange) -> bool:
+            return (c.old is None or not self.old_p or not self.old_p.is_op(c.old)) and (c.new is None or not self.new_p.is_op(c.new))
+
+        if not any(interface(c) for c in changes):
+            return changes
+        blobs = [d for p in self.src.bench.paths() if self.paths.bench(p) and (d := self.src.bench.read(p)) is not None]
+        return [c for c in changes if not interface(c) or any(n.encode() in d for n in {r.name for r in (c.old, c.new) if r}
+                                                              for d in blobs)]
+
+    def _detected(self, p: str) -> bool:
+        return self.paths.op(p) or self.paths.interface(p)
+
+    def _interface_changed(self, c: gitrepo.Change) -> bool:
+        """An interface file whose classes' constructors changed (most changes to such files don't)."""
+        from benchop_hook.interfaces import constructor_changed
+
+        paths = [p for p in (c.old_path, c.new_path) if p]
+        if not paths or not all(self.paths.interface(p) for p in paths) or self.src.old is None:
+            return False
+        old = self.src.old.read(c.old_path) if c.old_path else None
+        new = self.src.new.read(c.new_path) if c.new_path else None
+        return constructor_changed(old, new)
 
     def _rename_votes(self) -> dict[tuple[str, str], set[str]]:
         """Name swaps in the other Python files of the diff (benchmarks excluded: they are what gets fixed)."""
@@ -233,12 +264,13 @@ class StaticPass:
         if self.target.mode == "all":
             return self._run_all()
         op_changes = [c for c in self.src.changes
-                      if (c.old_path and self.paths.op(c.old_path)) or (c.new_path and self.paths.op(c.new_path))]
+                      if (c.old_path and self.paths.op(c.old_path)) or (c.new_path and self.paths.op(c.new_path))
+                      or self._interface_changed(c)]
         self.result.op_files_changed = bool(op_changes)
         if not op_changes or self.old_p is None:
             return self.result
-        old_paths = [c.old_path for c in op_changes if c.old_path and self.paths.op(c.old_path)]
-        new_paths = [c.new_path for c in op_changes if c.new_path and self.paths.op(c.new_path)]
+        old_paths = [c.old_path for c in op_changes if c.old_path and self._detected(c.old_path)]
+        new_paths = [c.new_path for c in op_changes if c.new_path and self._detected(c.new_path)]
         self._skip_unreadable(self.old_p, old_paths)
         self._skip_unreadable(self.new_p, new_paths)
         # A file that can't be read on either side says nothing about its classes (they are not "removed").
@@ -250,6 +282,7 @@ class StaticPass:
         ev = self._evidence(self.old_p)
         changes = detect(self.old_p, self.new_p, old_paths, new_paths, self._op_files, ev.rename_hints,
                          self._rename_votes)
+        changes = self._built_by_benchmarks(changes)
         self.result.changes = changes
         if changes:
             self._locate_and_fix(changes, self.old_p, ev, self._bench_candidates(changes))

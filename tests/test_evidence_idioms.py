@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import Repo, git
 
 PYPROJECT = """[project]
@@ -74,7 +73,7 @@ def test_classes_renamed_together_each_get_their_own_successor(tmp_path: Path) -
     repo.write("src/kern/ops/__init__.py", _exports(new))
     repo.write("tests/test_reduce.py", "from kern.ops import MaxFwdOp, ProductFwdOp, SumFwdOp\n\n\ndef test_it():\n    assert ProductFwdOp(1, 2, 'f16')\n")
     repo.commit("rename the reductions")
-    rc, out, data = fix(repo)
+    _, out, data = fix(repo)
     text = repo.read("benchmarks/bench_reduce.py")
     assert "from kern.ops import MaxFwdOp, ProductFwdOp, SumFwdOp" in text, out
     assert "SumFwdOp(4, 8, 'f16')" in text and "MaxFwdOp(4, 8, 'f16')" in text and "ProductFwdOp(4, 8, 'f16')" in text
@@ -130,7 +129,7 @@ def test_a_removed_class_is_not_paired_without_evidence_and_a_compatible_constru
     else:
         repo.write("src/kern/ops/reduce.py", _reduce_module(["UnrelatedOp"], "Other"))
     repo.commit("replace")
-    rc, out, data = fix(repo)
+    rc, _, data = fix(repo)
     assert rc == 1
     assert repo.read("benchmarks/bench_r.py") == bench
     assert [c["status"] for c in data["changes"]] == ["removed"]
@@ -237,3 +236,83 @@ def test_a_removed_enum_choice_is_reported(tmp_path: Path) -> None:
     assert "RunOp(n, style=AsyncSchedule)" in text and "RunOp(n, Mode.FAST)" in text
     assert "    RunOp(n)\n" in text  # style=None was the old default
     assert "passes style=AsyncSchedule" in out and "passes style=Mode.FAST" in out
+
+
+# -- interfaces beyond Ops: workloads and test helpers that benchmarks build ---------------------
+
+WORKLOAD_OLD = ("class SoftmaxCase:\n    def __init__(self, m, n, dtype):\n        self.shape = (m, n)\n\n"
+                "    def gen_inputs(self):\n        return self.shape\n")
+WORKLOAD_NEW = ("class SoftmaxCase:\n    def __init__(self, n, dtype, dim=-1):\n        self.shape = (n,)\n\n"
+                "    def gen_inputs(self):\n        return self.shape\n")
+SOFTMAX_BENCH = ("from workloads.softmax import SoftmaxCase\n\n\ndef test_bench(m=4, n=8, dtype='f16'):\n"
+                 "    case = SoftmaxCase(m, n, dtype)\n    case.gen_inputs()\n")
+
+
+def _with_workload(tmp_path: Path, extra_config: str = "") -> Repo:
+    repo = make(tmp_path, {"workloads/__init__.py": "", "workloads/softmax.py": WORKLOAD_OLD,
+                           "benchmarks/bench_softmax.py": SOFTMAX_BENCH})
+    if extra_config:
+        repo.write("pyproject.toml", repo.read("pyproject.toml") + extra_config)
+        repo.commit("config")
+    return repo
+
+
+def test_a_workload_constructor_change_is_fixed_like_an_op(tmp_path: Path) -> None:
+    repo = _with_workload(tmp_path)
+    repo.write("workloads/softmax.py", WORKLOAD_NEW)
+    repo.commit("softmax workload: rows come from the inputs")
+    rc, out, data = fix(repo)
+    assert rc == 0, out
+    assert "case = SoftmaxCase(n, dtype)" in repo.read("benchmarks/bench_softmax.py")
+    assert [c["op"] for c in data["changes"]] == ["SoftmaxCase"]
+
+
+def test_a_renamed_workload_is_followed(tmp_path: Path) -> None:
+    repo = _with_workload(tmp_path)
+    repo.write("tests/test_softmax.py", "from workloads.softmax import SoftmaxCase\n")
+    repo.commit("a test")
+    repo.write("workloads/softmax.py", WORKLOAD_OLD.replace("SoftmaxCase", "SoftmaxWorkload"))
+    repo.write("tests/test_softmax.py", "from workloads.softmax import SoftmaxWorkload\n")
+    repo.commit("workloads are called workloads")
+    _, out, _ = fix(repo)
+    text = repo.read("benchmarks/bench_softmax.py")
+    assert "from workloads.softmax import SoftmaxWorkload" in text and "SoftmaxWorkload(m, n, dtype)" in text, out
+
+
+def test_interface_paths_bound_where_interfaces_are_read(tmp_path: Path) -> None:
+    repo = _with_workload(tmp_path, '\ninterface-paths = ["helpers/**/*.py"]\n')
+    repo.write("workloads/softmax.py", WORKLOAD_NEW)
+    repo.commit("softmax workload: rows come from the inputs")
+    r = repo.bench_op("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0 and "nothing to check" in r.stdout, r.stdout + r.stderr
+    assert repo.read("benchmarks/bench_softmax.py") == SOFTMAX_BENCH
+
+
+def test_an_interface_edit_that_keeps_constructors_stays_on_the_no_op_path(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    repo = _with_workload(tmp_path)
+    repo.write("workloads/softmax.py", WORKLOAD_OLD.replace("return self.shape", "return tuple(self.shape)"))
+    repo.write("tests/test_x.py", "def test_x():\n    assert True\n")
+    repo.git("add", "-A")
+    code = ("import sys; from benchop_hook.cli import main; rc = main(['check']); "
+            "print('HEAVY', sorted(m for m in ('libcst', 'git', 'torch') if m in sys.modules)); sys.exit(rc)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=repo.path, capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    assert "nothing to check" in r.stdout and "HEAVY []" in r.stdout
+    # The same file with a constructor change does take the full path.
+    repo.write("workloads/softmax.py", WORKLOAD_NEW)
+    repo.git("add", "-A")
+    r = subprocess.run([sys.executable, "-c", code], cwd=repo.path, capture_output=True, text=True, check=False)
+    assert r.returncode == 1 and "SoftmaxCase(n, dtype)" in r.stdout, r.stdout + r.stderr
+
+
+def test_interface_paths_is_validated() -> None:
+    from benchop_hook.config import from_table
+    from benchop_hook.errors import ConfigError
+
+    assert from_table({"interface-paths": ["workloads/**/*.py"]}).interface_paths == ("workloads/**/*.py",)
+    assert from_table({}).interface_paths is None
+    with pytest.raises(ConfigError, match="interface-paths"):
+        from_table({"interface-paths": ["../elsewhere/*.py"]})

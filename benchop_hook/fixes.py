@@ -15,7 +15,12 @@ from enum import Enum
 from benchop_hook.binding import CallShape, bind
 from benchop_hook.callsites import Arg
 from benchop_hook.edits import Edit, EditKind, param_map
-from benchop_hook.signatures import Signature, free_names, is_constant_source, same_default
+from benchop_hook.signatures import (
+    Signature,
+    free_names,
+    is_constant_source,
+    same_default,
+)
 
 
 class Status(str, Enum):
@@ -183,9 +188,9 @@ def plan(
             continue
         if p_new is None and p_old in contested_slot:
             contested[contested_slot[p_old] or ""] = a.source
-        elif p_new is None and is_choice(a.source, old.get(p_old)):
-            if drops_choice is None or not drops_choice(p_old, a.source):
-                return NoPlan(f"passes {p_old}={a.source}, a choice the new signature has no '{p_old}' for, "
+        elif (p_new is None and is_choice(a.source, old.get(p_old))
+              and (drops_choice is None or not drops_choice(p_old, a.source))):
+            return NoPlan(f"passes {p_old}={a.source}, a choice the new signature has no '{p_old}' for, "
                               "and the updated tests don't drop it the same way: carry that choice over by hand")
         if p_new is None:
             ops.append(ArgOp("drop", i))

@@ -107,8 +107,7 @@ def _split_words(name: str) -> list[str]:
 def normalise(name: str, abbreviations: dict[str, str] | None = None) -> str:
     """Lower case, without a trailing `Op`, direction suffix or underscores; known abbreviations applied."""
     n = name.lower().replace("_", "")
-    if n.endswith("op"):
-        n = n[:-2]
+    n = n.removesuffix("op")
     n = _DIRECTION.sub("", n)
     for long, short in sorted((abbreviations or {}).items(), key=lambda kv: -len(kv[0])):
         n = n.replace(long, short)

@@ -297,7 +297,7 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
         all_names = names | _class_like(before) | _class_like(eng)
         for o_name, n_name in _renamed_names(before, eng):
             if (o_name not in lib_before or o_name in lib_after or n_name not in lib_after
-                    or re.search(rf"^class {o_name}\b", before or "", re.M)):
+                    or re.search(rf"^class {o_name}\b", before or "", re.MULTILINE)):
                 continue  # not a library class renamed (a benchmark's own class, or a base class swapped)
             t.renames_engineers += 1
             words = _code_names(ours)

@@ -322,7 +322,8 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
                         t.unwanted += 1
                         t.lines.append(f"  unwanted: {new_path}:{o.node.lineno} {o.text} -> {u.text}")
                     continue
-                if e.name == o.name and _values(e.node) - _values(o.node):
+                # Mechanical: every value the engineers pass was passed before, or is a variable at hand.
+                if e.name == o.name and any(not _IDENT.fullmatch(v) for v in _values(e.node) - _values(o.node)):
                     t.nonmechanical += 1
                     continue
                 if not ours_changed:

@@ -434,7 +434,11 @@ class StaticPass:
         else:
             old_sig, new_sig, edits = _method_edits(change, method, old_p, self.new_p)
         label = op if method is None else f"{op}.{'forward' if method == '__call__' else method}"
+        # A moved class still importable under the name the benchmark uses (a re-export) needs nothing.
+        name_gone = any(isinstance(a, Gone) for a in site.atoms)
         if old_sig is None or new_sig is None:
+            if change.status in ("renamed", "moved") and not name_gone:
+                return None
             if change.status in ("renamed", "moved"):
                 return Finding(site, op, Status.GONE, f"{change.old.name} is now {change.new.name}", method=method)  # type: ignore[union-attr]
             return Finding(site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method)
@@ -473,7 +477,7 @@ class StaticPass:
                 return Finding(site, op, Status.DEFAULT, what, info=info, method=method, hand=True, why_not=hand_note)
             if info:
                 return Finding(site, op, Status.DEFAULT, info[0], info=info, method=method)
-            if change.status in ("renamed", "moved"):
+            if change.status in ("renamed", "moved") and name_gone:
                 return Finding(site, op, Status.GONE, f"{change.old.name} is now {change.new.qualname}", info=info, method=method,  # type: ignore[union-attr]
                                plan=Plan((), (f"{change.old.name} -> {change.new.name}",), "(unchanged arguments)"))  # type: ignore[union-attr]
             return None

@@ -317,3 +317,19 @@ def test_interface_paths_is_validated() -> None:
     assert from_table({}).interface_paths is None
     with pytest.raises(ConfigError, match="interface-paths"):
         from_table({"interface-paths": ["../elsewhere/*.py"]})
+
+
+def test_a_moved_op_still_exported_under_its_name_needs_nothing(tmp_path: Path) -> None:
+    bench = ("from kern.ops import PoolOp\n\n\ndef test_bench():\n    params = dict(n=1, dtype='f16')\n"
+             "    PoolOp(**params)\n    PoolOp(2, 'f16')\n")
+    repo = make(tmp_path, {"src/kern/ops/attention.py": "from .op import Op\n\n\nclass PoolOp(Op):\n    def __init__(self, n, dtype):\n        pass\n",
+                           "src/kern/ops/__init__.py": "from .attention import PoolOp\n",
+                           "benchmarks/bench_pool.py": bench})
+    repo.write("src/kern/ops/attention.py", "")
+    repo.write("src/kern/ops/pool.py", "from .op import Op\n\n\nclass PoolOp(Op):\n    def __init__(self, n, dtype):\n        pass\n")
+    repo.write("src/kern/ops/__init__.py", "from .pool import PoolOp\n")
+    repo.commit("pooling has a family of its own")
+    r = repo.bench_op("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "every benchmark call still binds with the same meaning" in r.stdout
+    assert repo.read("benchmarks/bench_pool.py") == bench

@@ -305,6 +305,7 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
                 t.renames_followed += 1
             else:
                 t.lines.append(f"  rename not followed: {new_path}: {o_name} -> {n_name}")
+        before_names = _code_names(before or "")
         cb, ce, co = calls_in(before, all_names), calls_in(eng, all_names), calls_in(ours, all_names)
         for (fn, name), olds in cb.items():
             new_name = rename.get(name, name)
@@ -323,7 +324,8 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
                         t.lines.append(f"  unwanted: {new_path}:{o.node.lineno} {o.text} -> {u.text}")
                     continue
                 # Mechanical: every value the engineers pass was passed before, or is a variable at hand.
-                if e.name == o.name and any(not _IDENT.fullmatch(v) for v in _values(e.node) - _values(o.node)):
+                if e.name == o.name and any(not _IDENT.fullmatch(v) or v not in before_names
+                                            for v in _values(e.node) - _values(o.node)):
                     t.nonmechanical += 1
                     continue
                 if not ours_changed:

@@ -390,11 +390,14 @@ class Project:
         return result
 
     def builds(self, ref: ClassRef) -> bool:
-        """An Op, or a class of an interface file (a workload, a test helper) whose constructor counts the same."""
+        """An Op, or another class benchmarks may build whose constructor counts the same: a workload or
+        test helper in an interface file, or a class of an op file without an Op base (a composite)."""
         if self.is_op(ref):
             return True
+        if self.is_interface_path is None:
+            return False
         path = self.class_path(ref)
-        return (self.is_interface_path is not None and path is not None and self.is_interface_path(path)
+        return (path is not None and (self.is_interface_path(path) or self.is_op_path(path))
                 and self.class_info(ref) is not None)
 
     def constructor(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> Signature | None:

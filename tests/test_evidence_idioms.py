@@ -333,3 +333,17 @@ def test_a_moved_op_still_exported_under_its_name_needs_nothing(tmp_path: Path) 
     assert r.returncode == 0, r.stdout + r.stderr
     assert "every benchmark call still binds with the same meaning" in r.stdout
     assert repo.read("benchmarks/bench_pool.py") == bench
+
+
+def test_a_class_of_an_op_file_without_an_op_base_is_an_interface_too(tmp_path: Path) -> None:
+    # A composite (no Op base) in an op file whose sizes now come from the inputs.
+    old = "class ScanPipeline:\n    def __init__(self, batch, seqlen, chunk_size=256, tune=False):\n        pass\n"
+    new = "class ScanPipeline:\n    def __init__(self, chunk_size=256, tune=False):\n        pass\n"
+    bench = ("from kern.ops.scan import ScanPipeline\n\n\ndef test_bench(batch=2, seqlen=64, tune=False):\n"
+             "    ScanPipeline(batch, seqlen, 128, tune=tune)\n")
+    repo = make(tmp_path, {"src/kern/ops/scan.py": old, "benchmarks/bench_scan.py": bench})
+    repo.write("src/kern/ops/scan.py", new)
+    repo.commit("scan: sizes from the inputs")
+    rc, out, _ = fix(repo)
+    assert rc == 0, out
+    assert "    ScanPipeline(128, tune=tune)\n" in repo.read("benchmarks/bench_scan.py")

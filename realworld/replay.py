@@ -225,12 +225,13 @@ class Tally:
     missed: int = 0
     unwanted: int = 0
     nonmechanical: int = 0
+    optional: int = 0
     renames_followed: int = 0
     renames_engineers: int = 0
     lines: list[str] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
-        for k in ("same", "different", "meaning", "reported", "to_run", "missed", "unwanted", "nonmechanical",
+        for k in ("same", "different", "meaning", "reported", "to_run", "missed", "unwanted", "nonmechanical", "optional",
                   "renames_followed", "renames_engineers"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
 
@@ -271,6 +272,7 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
     if rc == 3:
         t.lines.append("  " + (p.stdout + p.stderr).strip().splitlines()[-1])
     sigs: dict[str, inspect.Signature | None] = {}
+    old_sigs: dict[str, inspect.Signature | None] = {}
     rename: dict[str, str] = {}
     names: set[str] = set()
     for c in data.get("changes", []):
@@ -281,6 +283,8 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
                 names.add(n)
         if new:
             sigs[new] = _sig_from(c.get("new_signature"))
+        if old:
+            old_sigs[old] = _sig_from(c.get("old_signature"))
         if old and new and old != new:
             rename[old] = new
     # Classes the engineers renamed: every old name they replaced with a new one in the benchmarks.
@@ -296,9 +300,9 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
             ours = f.read()
         all_names = names | _class_like(before) | _class_like(eng)
         for o_name, n_name in _renamed_names(before, eng):
-            if (o_name not in lib_before or o_name in lib_after or n_name not in lib_after
+            if (o_name not in lib_before or o_name in lib_after or n_name not in lib_after or n_name in lib_before
                     or re.search(rf"^class {o_name}\b", before or "", re.MULTILINE)):
-                continue  # not a library class renamed (a benchmark's own class, or a base class swapped)
+                continue  # not a library class renamed (a benchmark's own class, a base swapped, a merge)
             t.renames_engineers += 1
             words = _code_names(ours)
             if n_name in words and o_name not in words:
@@ -323,10 +327,25 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
                         t.unwanted += 1
                         t.lines.append(f"  unwanted: {new_path}:{o.node.lineno} {o.text} -> {u.text}")
                     continue
-                # Mechanical: every value the engineers pass was passed before, or is a variable at hand.
-                if e.name == o.name and any(not _IDENT.fullmatch(v) or v not in before_names
-                                            for v in _values(e.node) - _values(o.node)):
+                # Mechanical: every value the engineers pass was passed before, or is a variable at hand,
+                # and every parameter both signatures have keeps its value (tune=tune -> tune=True, or
+                # dropping tune=tune, changes what is measured: the engineers' choice, not a fix).
+                # Classes bench-op reports no change for: their signatures from a quick ast read of both commits.
+                sig_old = old_sigs.get(o.name) or _ast_sig(clone, parent, o.name)
+                sig_n = sig or _ast_sig(clone, sha, e.name)
+                bo, bo_new, be = binding(o.node, sig_old), binding(o.node, sig_n), binding(e.node, sig_n)
+                shared = set(sig_old.parameters) & set(sig_n.parameters) if sig_old and sig_n else set()
+                splats = sum(isinstance(a, ast.Starred) for a in e.node.args) + sum(k.arg is None for k in e.node.keywords)
+                old_splats = sum(isinstance(a, ast.Starred) for a in o.node.args) + sum(k.arg is None for k in o.node.keywords)
+                if e.name == o.name and (
+                        splats > old_splats
+                        or any(not _IDENT.fullmatch(v) or v in ("True", "False", "None") or v not in before_names
+                            for v in _values(e.node) - _values(o.node))
+                        or (bo is not None and be is not None and any(bo.get(k) != be.get(k) for k in shared))):
                     t.nonmechanical += 1
+                    continue
+                if e.name == o.name and bo is not None and bo == bo_new:
+                    t.optional += 1  # the old call still binds with the same meaning: a clean-up, not a fix
                     continue
                 if not ours_changed:
                     def hit(lines: set[tuple[str, int]], o: Call = o, path: str = new_path) -> bool:
@@ -355,6 +374,28 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _ast_sig(repo: str, rev: str, name: str) -> inspect.Signature | None:
+    """The constructor of top-level class `name` (its own `__init__`, without self) at `rev`, read with ast."""
+    hits = git(repo, "grep", "-l", "-E", rf"^class {name}\b", rev, "--", "*.py",
+               *[f":!{p}" for p in BENCH_PREFIXES], check=False).split()
+    for hit in hits:
+        text = show(repo, rev, hit.split(":", 1)[1])
+        try:
+            tree = ast.parse(text or "")
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name == name:
+                init = next((b for b in node.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+                if init is None:
+                    return None
+                full = _sig_from(f"({ast.unparse(init.args)})")
+                if full is None:
+                    return None
+                return full.replace(parameters=list(full.parameters.values())[1:])
+    return None
 
 
 def _library_classes(repo: str, rev: str) -> set[str]:
@@ -445,7 +486,9 @@ def main(argv: Iterable[str] | None = None) -> int:
                f"left to the run (splatted **params): {total.to_run}; "
                f"missed: {total.missed}; unwanted rewrites: {total.unwanted}"),
               f"  renames the engineers followed: {total.renames_engineers}; followed by bench-op: {total.renames_followed}",
-              f"  calls the engineers changed beyond moving arguments (not counted): {total.nonmechanical}"]
+              f"  calls the engineers changed beyond moving arguments (not counted): {total.nonmechanical}",
+              ("  calls the engineers tidied that still bound with the same meaning, or whose class's constructor "
+               f"did not change in that commit (not counted): {total.optional}")]
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -228,11 +228,12 @@ class Tally:
     optional: int = 0
     renames_followed: int = 0
     renames_engineers: int = 0
+    renames_reported: int = 0
     lines: list[str] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
         for k in ("same", "different", "meaning", "reported", "to_run", "missed", "unwanted", "nonmechanical", "optional",
-                  "renames_followed", "renames_engineers"):
+                  "renames_followed", "renames_engineers", "renames_reported"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
 
 
@@ -307,6 +308,10 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
             words = _code_names(ours)
             if n_name in words and o_name not in words:
                 t.renames_followed += 1
+            elif any(f["path"] == new_path and not f.get("fixed") and f.get("status") not in ("ok", "default", "unknown")
+                     and o_name in f.get("call", "") for f in findings):
+                t.renames_reported += 1  # left for a hand edit, with the reason (a choice with no home, ...)
+                t.lines.append(f"  rename reported: {new_path}: {o_name} -> {n_name}")
             else:
                 t.lines.append(f"  rename not followed: {new_path}: {o_name} -> {n_name}")
         before_names = _code_names(before or "")
@@ -485,7 +490,8 @@ def main(argv: Iterable[str] | None = None) -> int:
               (f"  different: {total.different} (meaning differs: {total.meaning}); reported: {total.reported}; "
                f"left to the run (splatted **params): {total.to_run}; "
                f"missed: {total.missed}; unwanted rewrites: {total.unwanted}"),
-              f"  renames the engineers followed: {total.renames_engineers}; followed by bench-op: {total.renames_followed}",
+              (f"  renames the engineers followed: {total.renames_engineers}; followed by bench-op: {total.renames_followed}; "
+               f"reported for a hand edit: {total.renames_reported}"),
               f"  calls the engineers changed beyond moving arguments (not counted): {total.nonmechanical}",
               ("  calls the engineers tidied that still bound with the same meaning, or whose class's constructor "
                f"did not change in that commit (not counted): {total.optional}")]

@@ -9,7 +9,7 @@ same body).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from benchop_hook.edits import Edit, diff
 from benchop_hook.modules import ClassRef, Project
@@ -35,6 +35,8 @@ class OpChange:
     methods: tuple[MethodChange, ...] = ()
     via_base: ClassRef | None = None
     path: str | None = None
+    evidence: tuple[str, ...] = ()  # renamed/moved: what showed the pairing
+    candidates: tuple[ClassRef, ...] = ()  # removed: successors the evidence could not choose between
 
     @property
     def name(self) -> str:
@@ -43,13 +45,17 @@ class OpChange:
     def headline(self) -> str:
         old = f"{self.old.name}{self.old_sig.render() if self.old_sig else '(?)'}" if self.old else "?"
         if self.status == "removed":
+            if self.candidates:
+                return f"{old} -> removed, or renamed to one of {', '.join(c.name for c in self.candidates)} (the evidence does not say which)"
             return f"{old} -> removed"
         new = f"{self.new.name}{self.new_sig.render() if self.new_sig else '(?)'}" if self.new else "?"
         where = ""
         if self.status in ("moved", "renamed") and self.old and self.new:
             where = f"  [{self.old.qualname} -> {self.new.qualname}]"
         base = f"  (through base class {self.via_base.name})" if self.via_base else ""
-        return f"{old} -> {new}{where}{base}"
+        more = f", and {len(self.evidence) - 1} more" if len(self.evidence) > 1 else ""
+        why = f"  (evidence: {self.evidence[0]}{more})" if self.evidence else ""
+        return f"{old} -> {new}{where}{base}{why}"
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -61,6 +67,8 @@ class OpChange:
             "new_signature": self.new_sig.render() if self.new_sig else None,
             "via_base": self.via_base.qualname if self.via_base else None,
             "edits": [e.as_json() for e in self.edits],
+            "evidence": list(self.evidence),
+            "candidates": [c.qualname for c in self.candidates],
             "methods": [
                 {"name": m.name, "old_signature": m.old_sig.render() if m.old_sig else None,
                  "new_signature": m.new_sig.render() if m.new_sig else None,
@@ -71,6 +79,7 @@ class OpChange:
 
 
 RenameHints = Callable[[ClassRef, Signature, Signature], dict[str, str]]
+RenameVotes = Callable[[], dict[tuple[str, str], set[str]]]  # (old name, new name) -> evidence kinds
 
 
 def _classes_in(project: Project, path: str) -> list[ClassRef]:
@@ -124,8 +133,57 @@ def _same_body(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) -> 
     return a is not None and b is not None and a.fingerprint == b.fingerprint
 
 
+def _compatible(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) -> bool:
+    """A successor's constructor asks for nothing the old one did not take (unknown ones pass: only the name is followed)."""
+    o, n = old_p.constructor(old), new_p.constructor(new)
+    if o is None or n is None:
+        return True
+    names = {p.name for p in o.params}
+    return all(p.name in names for p in n.params if p.required)
+
+
+def _pair_renamed(old_p: Project, new_p: Project, gone: list[ClassRef], fresh: list[ClassRef],
+                  votes: RenameVotes | None
+                  ) -> Iterable[tuple[ClassRef, ClassRef | None, tuple[str, ...], tuple[ClassRef, ...]]]:
+    """Each class that disappeared with its successor (and the evidence), or None and the candidates."""
+    if not gone:
+        return []
+    from benchop_hook.renames import pair_names
+
+    def unique(refs: list[ClassRef]) -> dict[str, ClassRef]:
+        count: dict[str, int] = {}
+        for r in refs:
+            count[r.name] = count.get(r.name, 0) + 1
+        return {r.name: r for r in refs if count[r.name] == 1}
+
+    olds, news = unique(gone), unique(fresh)
+    pairing = pair_names(sorted(olds), sorted(news), votes() if (votes is not None and news) else {},
+                         lambda o, n: _compatible(old_p, olds[o], new_p, news[n]))
+    out: list[tuple[ClassRef, ClassRef | None, tuple[str, ...], tuple[ClassRef, ...]]] = []
+    taken: set[ClassRef] = set()
+    for ref in gone:
+        hit = pairing.pairs.get(ref.name) if olds.get(ref.name) == ref else None
+        if hit is not None:
+            succ = news[hit[0]]
+            taken.add(succ)
+            out.append((ref, succ, hit[1], ()))
+    for ref in gone:
+        if any(r is ref for r, *_ in out):
+            continue
+        # The same class body under another name: unambiguous only when exactly one class that appeared has it.
+        same = [r for r in fresh if r not in taken and _same_body(old_p, ref, new_p, r)]
+        if len(same) == 1:
+            taken.add(same[0])
+            out.append((ref, same[0], ("the class body is unchanged",), ()))
+            continue
+        cands = tuple(news[n] for n in pairing.ambiguous.get(ref.name, ()) if news[n] not in taken)
+        out.append((ref, None, (), cands))
+    return out
+
+
 def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: Iterable[str],
-           op_paths: Callable[[], Iterable[str]], hints: RenameHints | None = None) -> list[OpChange]:
+           op_paths: Callable[[], Iterable[str]], hints: RenameHints | None = None,
+           rename_votes: RenameVotes | None = None) -> list[OpChange]:
     """Op changes between `old_p` and `new_p`, given the op files that changed on each side."""
     old_refs = {r for p in old_paths for r in _classes_in(old_p, p)}
     new_refs = {r for p in new_paths for r in _classes_in(new_p, p)}
@@ -134,7 +192,7 @@ def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: 
     handled_new: set[ClassRef] = set()
 
     def is_op(old: ClassRef | None, new: ClassRef | None) -> bool:
-        return (old is not None and old_p.is_op(old)) or (new is not None and new_p.is_op(new))
+        return (old is not None and old_p.builds(old)) or (new is not None and new_p.builds(new))
 
     for ref in sorted(old_refs & new_refs, key=lambda r: r.qualname):
         if is_op(ref, ref):
@@ -145,8 +203,9 @@ def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: 
         handled_new.add(ref)
 
     appeared = sorted(new_refs - old_refs, key=lambda r: r.qualname)
+    leftover: list[ClassRef] = []
     for ref in sorted(old_refs - new_refs, key=lambda r: r.qualname):
-        if not old_p.is_op(ref):
+        if not old_p.builds(ref):
             continue
         handled_old.add(ref)
         still = new_p.resolve_name(ref.module, ref.name)
@@ -158,21 +217,25 @@ def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: 
                 changes[still] = ch
             handled_new.add(still)
             continue
-        successor = next((r for r in appeared if r.name == ref.name and r not in handled_new and new_p.is_op(r)), None)
-        status = "moved"
+        successor = next((r for r in appeared if r.name == ref.name and r not in handled_new and new_p.builds(r)), None)
         if successor is None:
-            successor = next((r for r in appeared if r not in handled_new and new_p.is_op(r)
-                              and _same_body(old_p, ref, new_p, r)), None)
-            status = "renamed" if successor is not None and successor.module == ref.module else "moved"
-            if successor is not None and successor.name != ref.name:
-                status = "renamed"
-        if successor is None:
-            changes[ref] = OpChange("removed", ref, None, old_p.constructor(ref), None, (), (), None, old_p.class_path(ref))
+            leftover.append(ref)
             continue
         handled_new.add(successor)
-        ch = _compare(status, old_p, ref, new_p, successor, hints)
+        ch = _compare("moved", old_p, ref, new_p, successor, hints)
         if ch:
             changes[successor] = ch
+    fresh = [r for r in appeared if r not in handled_new and new_p.builds(r)]
+    for ref, successor, evidence, candidates in _pair_renamed(old_p, new_p, leftover, fresh, rename_votes):
+        if successor is None:
+            changes[ref] = OpChange("removed", ref, None, old_p.constructor(ref), None, (), (), None,
+                                    old_p.class_path(ref), candidates=candidates)
+            continue
+        handled_new.add(successor)
+        status = "renamed" if successor.name != ref.name else "moved"
+        ch = _compare(status, old_p, ref, new_p, successor, hints)
+        if ch:
+            changes[successor] = replace(ch, evidence=evidence)
 
     # A constructor change in a base class reaches every subclass that inherits it, in any op file.
     frontier = {c.new for c in changes.values() if c.new is not None and (c.edits or c.methods)}

@@ -27,6 +27,7 @@ class Config:
     op_bases: tuple[str, ...] = ("Op",)
     benchmark_paths: tuple[str, ...] = ("benchmarks/**/*.py",)
     test_paths: tuple[str, ...] = ("tests/**/*.py",)
+    interface_paths: tuple[str, ...] | None = None  # None: every Python file outside benchmark-paths
     python: str | None = None
     timeout: float = 1800.0
     max_iterations: int = 3
@@ -107,7 +108,7 @@ def from_table(table: dict[str, Any]) -> Config:
             warnings.append(f"bench-op: warning: unknown key [tool.bench-op] {key!r} ignored{hint}")
             continue
         name = _KEYS[key]
-        if name in ("op_paths", "benchmark_paths", "test_paths"):
+        if name in ("op_paths", "benchmark_paths", "test_paths", "interface_paths"):
             values[name] = _str_list(key, value, globs=True)
         elif name == "op_bases":
             values[name] = _str_list(key, value)

@@ -33,6 +33,8 @@ class Edit:
     new_kind: Kind | None = None
     old_default: str | None = None
     new_default: str | None = None
+    by: str | None = None  # RENAMED: "tests" (the updated tests show it) or "position" (same slot and kind)
+    contested: str | None = None  # REMOVED: the new parameter in its slot, not taken as its rename (see diff)
 
     def explain(self) -> str:
         k = self.kind
@@ -54,7 +56,7 @@ class Edit:
 
     def as_json(self) -> dict[str, object]:
         out: dict[str, object] = {"kind": self.kind.name.lower(), "name": self.name, "text": self.explain()}
-        for key in ("new_name", "old_index", "new_index", "old_default", "new_default"):
+        for key in ("new_name", "old_index", "new_index", "old_default", "new_default", "by", "contested"):
             v = getattr(self, key)
             if v is not None:
                 out[key] = v
@@ -76,6 +78,16 @@ def _could_be_rename(old: Param, new: Param, old_i: int, new_i: int) -> bool:
     return not (old.annotation and new.annotation and old.annotation != new.annotation)
 
 
+def _inserts_before_next(old: Param, new: Param, old_named: list[Param], new_names: list[str], added: list[Param]) -> bool:
+    """Another new parameter sits between `new` and the next parameter that survived the change."""
+    i = [p.name for p in old_named].index(old.name)
+    nxt = next((p.name for p in old_named[i + 1:] if p.name in new_names), None)
+    if nxt is None:
+        return False
+    lo, hi = new_names.index(new.name), new_names.index(nxt)
+    return any(p is not new and lo < new_names.index(p.name) < hi for p in added)
+
+
 def diff(old: Signature, new: Signature, rename_hints: dict[str, str] | None = None) -> list[Edit]:
     """Typed edits turning `old` into `new`. `rename_hints` (old -> new) come from the updated tests."""
     hints = dict(rename_hints or {})
@@ -92,18 +104,26 @@ def diff(old: Signature, new: Signature, rename_hints: dict[str, str] | None = N
             renames[r.name] = a.name
             removed.remove(r)
             added.remove(a)
+    by_tests = set(renames)
+    contested: dict[str, str] = {}
     for r in list(removed):
         a = next(
             (p for p in added if _could_be_rename(r, p, old_names.index(r.name), new_names.index(p.name))),
             None,
         )
+        if a is not None and _inserts_before_next(r, a, old_named, new_names, added):
+            # (numel, E, B) -> (tokens, top_k, E, B): the slot alone can't say whether numel became tokens.
+            contested[r.name] = a.name
+            continue
         if a is not None:
             renames[r.name] = a.name
             removed.remove(r)
             added.remove(a)
-    edits: list[Edit] = [Edit(EditKind.REMOVED, p.name, old_index=old_names.index(p.name), old_kind=p.kind) for p in removed]
+    edits: list[Edit] = [Edit(EditKind.REMOVED, p.name, old_index=old_names.index(p.name), old_kind=p.kind,
+                              contested=contested.get(p.name)) for p in removed]
     for o, n in renames.items():
-        edits.append(Edit(EditKind.RENAMED, o, new_name=n, old_index=old_names.index(o), new_index=new_names.index(n)))
+        edits.append(Edit(EditKind.RENAMED, o, new_name=n, old_index=old_names.index(o), new_index=new_names.index(n),
+                          by="tests" if o in by_tests else "position"))
     for p in added:
         kind = EditKind.ADDED_REQUIRED if p.required else EditKind.ADDED_OPTIONAL
         edits.append(Edit(kind, p.name, new_index=new_names.index(p.name), new_kind=p.kind, new_default=p.default))

@@ -90,6 +90,48 @@ class TestEvidence:
             return Value(None, f"the tests pass '{param}={src}', which only means something in their own scope")
         return Value(src, f"every test call passes {param}={src} ({len(where)} call{'s' if len(where) != 1 else ''}, e.g. {where[0]})")
 
+    def passes_own_name(self, ref: ClassRef, param: str, sig: Signature, old_sig: Signature | None = None,
+                        edits: Sequence[Edit] = ()) -> bool:
+        """Every test call written for the new signature that sets `param` passes a variable named `param` (and one does)."""
+        seen = False
+        updated = {n for _, n in self.changed if n is not None}
+        for site in self._new_calls(ref, self.test_files):
+            # A call in a test file this diff changed was written for the new signature even when it
+            # happens to bind the old one too ((total_tokens, top_k, E, B) against (numel, E, B, kernel_map)).
+            if (old_sig is not None and site.path not in updated
+                    and classify(site.args, old_sig, sig, edits)[0] is not Status.OK):
+                continue
+            bv = bound_values(site, sig)
+            if bv is None or param not in bv:
+                continue
+            if bv[param].strip() != param:
+                return False
+            seen = True
+        return seen
+
+    def drops_same_way(self, old_ref: ClassRef, new_ref: ClassRef, param: str, value: str,
+                       old_sig: Signature, new_sig: Signature) -> bool:
+        """An updated test call of the same Op that passed `param=value` now leaves it out, and keeps its other arguments."""
+        if self.old_p is None:
+            return False
+        for old_path, new_path in self.changed:
+            if old_path is None or new_path is None:
+                continue
+            old_data = self.old_p.snapshot.read(old_path)
+            if old_data is None or old_ref.name.encode() not in old_data:
+                continue
+            old_sites = self._calls(self.old_p, old_path, old_ref.name, old_ref, "old")
+            new_sites = self._new_calls(new_ref, [new_path])
+            if len(old_sites) != len(new_sites):
+                continue  # calls were added, removed or moved to another class: no pairing
+            for o, n in zip(old_sites, new_sites):
+                ov, nv = bound_values(o, old_sig), bound_values(n, new_sig)
+                if ov is None or nv is None or param not in ov or not same_default(ov[param], value):
+                    continue
+                if value not in nv.values() and all(v in nv.values() for p, v in ov.items() if p != param and new_sig.get(p)):
+                    return True
+        return False
+
     def rename_hints(self, ref: ClassRef, old_sig: Signature, new_sig: Signature) -> dict[str, str]:
         """old -> new parameter names, from test calls that changed the keyword but kept the value."""
         if self.old_p is None:

@@ -15,7 +15,12 @@ from enum import Enum
 from benchop_hook.binding import CallShape, bind
 from benchop_hook.callsites import Arg
 from benchop_hook.edits import Edit, EditKind, param_map
-from benchop_hook.signatures import Signature, free_names, is_constant_source
+from benchop_hook.signatures import (
+    Signature,
+    free_names,
+    is_constant_source,
+    same_default,
+)
 
 
 class Status(str, Enum):
@@ -151,6 +156,34 @@ def default_pins(args: Sequence[Arg], old: Signature, new: Signature, edits: Seq
     return [e for e in edits if e.kind is EditKind.DEFAULT_CHANGED and e.new_default is not None and e.name not in passed]
 
 
+_NOT_CHOICES = {"torch", "np", "numpy", "math", "tl", "triton", "self", "cls"}
+
+
+def is_choice(src: str, old_param: object | None = None) -> bool:
+    """A literal or enum-like value that picks a behaviour (`True`, `"process"`, `Backend.PROCESS`,
+    `AsyncSchedule`), other than the parameter's old default; sizes, dtypes and variables describe inputs."""
+    import ast
+
+    default = getattr(old_param, "default", None)
+    if default is not None and same_default(src, default):
+        return False
+    try:
+        node = ast.parse(src, mode="eval").body
+    except SyntaxError:
+        return False
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (bool, str))
+    if isinstance(node, ast.Name):
+        # CamelCase: a class or enum passed as a strategy. ALL_CAPS and lower-case names are values.
+        return node.id[:1].isupper() and any(c.islower() for c in node.id)
+    if isinstance(node, ast.Attribute):
+        root = node.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return isinstance(root, ast.Name) and root.id not in _NOT_CHOICES and root.id[:1].isupper()
+    return False
+
+
 def plan(
     args: Sequence[Arg],
     old: Signature,
@@ -159,14 +192,23 @@ def plan(
     value_for: Callable[[str], Value],
     pins: Sequence[tuple[str, str, str]] = (),
     in_scope: frozenset[str] | None = None,
+    own_name: Callable[[str], bool] | None = None,
+    drops_choice: Callable[[str, str], bool] | None = None,
 ) -> Plan | NoPlan:
-    """The edit that makes `args` bind `new` as they bound `old`. `pins`: (param, value, note) to add."""
+    """The edit that makes `args` bind `new` as they bound `old`. `pins`: (param, value, note) to add.
+
+    `own_name(p)`: the updated tests pass a variable named `p` for parameter `p` (settles a
+    contested slot). `drops_choice(p, value)`: the updated tests drop `p=value` the same way.
+    """
     if shape(args).splatted:
         return NoPlan("passes *args/**kwargs")
     old_t = _targets(args, old)
     if old_t is None:
         return NoPlan("it did not bind the old signature either, so its meaning is unknown")
     pmap = param_map(list(edits), old)
+    by_position = {e.name for e in edits if e.kind is EditKind.RENAMED and e.by == "position"}
+    contested_slot = {e.name: e.contested for e in edits if e.kind is EditKind.REMOVED and e.contested}
+    contested: dict[str, str] = {}  # new parameter -> the argument its slot would give it
     new_pos = [p.name for p in new.positional]
     ops: list[ArgOp] = []
     notes: list[str] = []
@@ -177,6 +219,19 @@ def plan(
         if p_old.startswith("*"):
             return NoPlan(f"argument {a.source} goes through {p_old}, which bench-op does not rewrite")
         p_new = pmap.get(p_old, p_old)
+        if (p_new is not None and p_old in by_position and in_scope is not None and p_new in in_scope
+                and a.source != p_new):
+            # A variable named like the new parameter is at hand and is not what the call passes:
+            # the slot says one thing, the scope another.
+            contested[p_new] = a.source
+            ops.append(ArgOp("drop", i))
+            continue
+        if p_new is None and p_old in contested_slot:
+            contested[contested_slot[p_old] or ""] = a.source
+        elif (p_new is None and is_choice(a.source, old.get(p_old))
+              and (drops_choice is None or not drops_choice(p_old, a.source))):
+            return NoPlan(f"passes {p_old}={a.source}, a choice the new signature has no '{p_old}' for, "
+                              "and the updated tests don't drop it the same way: carry that choice over by hand")
         if p_new is None:
             ops.append(ArgOp("drop", i))
             notes.append(f"dropped {a.source} ('{p_old}' was removed)")
@@ -207,6 +262,17 @@ def plan(
     missing: list[str] = []
     reasons: list[str] = []
     for p in new.params:
+        if p.name in contested and p.name not in filled:
+            src = contested[p.name]
+            if own_name is not None and in_scope is not None and p.name in in_scope and own_name(p.name):
+                ops.append(ArgOp("add_kw", None, p.name, p.name))
+                notes.append(f"{p.name}={p.name} added, {src} dropped: the updated tests pass a variable named {p.name} there")
+                final.append(("kw", p.name, p.name))
+                continue
+            scope = (f"the variable {p.name} in scope" if in_scope is not None and p.name in in_scope
+                     else "a new value")
+            return NoPlan(f"'{p.name}' could be {src} (the argument in its slot) or {scope}; "
+                          "the updated tests don't say which: pick one by hand", (p.name,))
         if not p.required or p.name in filled:
             continue
         old_name = inverse.get(p.name)

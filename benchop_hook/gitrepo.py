@@ -119,6 +119,31 @@ def parse_name_status(out: bytes) -> list[Change]:
     return changes
 
 
+def cat_blobs(root: str, specs: Sequence[str], *, keep_index: bool = False) -> list[bytes | None]:
+    """The contents of `rev:path` specs (`:path` is the index) in one `git cat-file --batch`; None when missing.
+
+    Plain git, no GitPython: the cheap "did any constructor change?" check runs on the no-op path."""
+    if not specs:
+        return []
+    out = git(root, "cat-file", "--batch", env=clean_env(keep_index=keep_index),
+              input=b"".join(s.encode() + b"\n" for s in specs)).stdout
+    blobs: list[bytes | None] = []
+    pos = 0
+    for _ in specs:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) != 3 or header[1] != b"blob":
+            blobs.append(None)
+            if len(header) == 3:
+                pos += int(header[2]) + 1
+            continue
+        size = int(header[2])
+        blobs.append(out[pos:pos + size])
+        pos += size + 1
+    return blobs
+
+
 def staged_changes(root: str) -> list[Change]:
     """HEAD vs the index git is about to commit (GIT_INDEX_FILE respected)."""
     out = git(root, "diff", "--cached", "--name-status", "-z", "-M", "--no-ext-diff",

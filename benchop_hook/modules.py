@@ -287,8 +287,9 @@ class Project:
     """One version of the repository as a set of importable modules."""
 
     def __init__(self, snapshot: Snapshot, cache: ParseCache, is_op_path: Callable[[str], bool],
-                 op_bases: Iterable[str]) -> None:
+                 op_bases: Iterable[str], is_interface_path: Callable[[str], bool] | None = None) -> None:
         self.snapshot = snapshot
+        self.is_interface_path = is_interface_path
         self.cache = cache
         self.is_op_path = is_op_path
         self.op_bases = set(op_bases)
@@ -476,6 +477,17 @@ class Project:
                     result = True
                     break
         return result
+
+    def builds(self, ref: ClassRef) -> bool:
+        """An Op, or another class benchmarks may build whose constructor counts the same: a workload or
+        test helper in an interface file, or a class of an op file without an Op base (a composite)."""
+        if self.is_op(ref):
+            return True
+        if self.is_interface_path is None:
+            return False
+        path = self.class_path(ref)
+        return (path is not None and (self.is_interface_path(path) or self.is_op_path(path))
+                and self.class_info(ref) is not None)
 
     def constructor(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> Signature | None:
         """The `__init__` callers of `ref(...)` bind to, inherited across files; None when unknowable."""

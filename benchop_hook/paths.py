@@ -23,3 +23,9 @@ class Paths:
 
     def op(self, p: str) -> bool:
         return p.endswith(".py") and not self.bench(p) and not self.test(p) and matches(p, self.c.op_paths)
+
+    def interface(self, p: str) -> bool:
+        """Workloads, test helpers, benchmark bases: classes benchmarks build whose constructors a commit may
+        change."""
+        return (p.endswith(".py") and not self.bench(p) and not self.op(p)
+                and (self.c.interface_paths is None or matches(p, self.c.interface_paths)))

@@ -8,7 +8,7 @@ learned (projects, evidence, changes) to the repair loop as a frozen `StaticCont
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,7 +31,7 @@ from benchop_hook.fixes import (
 )
 from benchop_hook.history import History
 from benchop_hook.locate import analyze
-from benchop_hook.modules import ClassRef, ModuleInfo, ParseCache, Project
+from benchop_hook.modules import ClassRef, ModuleInfo, ParseCache, Project, resolve_relative
 from benchop_hook.paths import Paths
 from benchop_hook.signatures import Signature, free_names, is_constant_source
 from benchop_hook.target import Target
@@ -167,8 +167,9 @@ class StaticPass:
         self.src = sources
         self.target = target
         self.cache = ParseCache()
-        self.new_p = Project(sources.new, self.cache, self.paths.op, config.op_bases)
-        self.old_p = Project(sources.old, self.cache, self.paths.op, config.op_bases) if sources.old is not None else None
+        self.new_p = Project(sources.new, self.cache, self.paths.op, config.op_bases, self.paths.interface)
+        self.old_p = (Project(sources.old, self.cache, self.paths.op, config.op_bases, self.paths.interface)
+                      if sources.old is not None else None)
         self.history = history  # all-files mode: finds the version a benchmark was written against
         self.only = only  # all-files mode: just these benchmark files
         self.rewrite = rewrite  # False: plan only (check), no libcst
@@ -191,6 +192,50 @@ class StaticPass:
                          if (c.old_path and self.paths.test(c.old_path)) or (c.new_path and self.paths.test(c.new_path))]
         return TestEvidence(self.new_p, old_p, tests, changed_tests)
 
+    def _built_by_benchmarks(self, changes: list[OpChange]) -> list[OpChange]:
+        """Interface classes (workloads, helpers) matter only where a benchmark names them; Ops always do."""
+        def interface(c: OpChange) -> bool:
+            return (c.old is None or not self.old_p or not self.old_p.is_op(c.old)) and (c.new is None or not self.new_p.is_op(c.new))
+
+        if not any(interface(c) for c in changes):
+            return changes
+        blobs = [d for p in self.src.bench.paths() if self.paths.bench(p) and (d := self.src.bench.read(p)) is not None]
+        return [c for c in changes if not interface(c) or any(n.encode() in d for n in {r.name for r in (c.old, c.new) if r}
+                                                              for d in blobs)]
+
+    def _detected(self, p: str) -> bool:
+        return self.paths.op(p) or self.paths.interface(p)
+
+    def _interface_changed(self, c: gitrepo.Change) -> bool:
+        """An interface file whose classes' constructors changed (most changes to such files don't)."""
+        from benchop_hook.interfaces import constructor_changed
+
+        paths = [p for p in (c.old_path, c.new_path) if p]
+        if not paths or not all(self.paths.interface(p) for p in paths) or self.src.old is None:
+            return False
+        old = self.src.old.read(c.old_path) if c.old_path else None
+        new = self.src.new.read(c.new_path) if c.new_path else None
+        return constructor_changed(old, new)
+
+    def _rename_votes(self) -> dict[tuple[str, str], set[str]]:
+        """Name swaps in the other Python files of the diff (benchmarks excluded: they are what gets fixed)."""
+        from benchop_hook import renames
+
+        files: list[tuple[str, str, str]] = []
+        for c in self.src.changes:
+            if not (c.old_path and c.new_path and c.new_path.endswith(".py")) or self.paths.bench(c.new_path):
+                continue
+            if self.src.old is None:
+                continue
+            old, new = self.src.old.read(c.old_path), self.src.new.read(c.new_path)
+            if old is None or new is None:
+                continue
+            p = c.new_path
+            kind = (renames.EXPORTS if p.endswith("__init__.py") else renames.TESTS if self.paths.test(p)
+                    else renames.OPS if self.paths.op(p) else renames.WORKLOADS if "workload" in p else renames.OTHER)
+            files.append((kind, old.decode("utf-8", "replace"), new.decode("utf-8", "replace")))
+        return renames.votes_from(files)
+
     def _op_files(self) -> list[str]:
         return [p for p in self.src.new.paths() if self.paths.op(p)]
 
@@ -205,12 +250,13 @@ class StaticPass:
         if self.target.mode == "all":
             return self._run_all()
         op_changes = [c for c in self.src.changes
-                      if (c.old_path and self.paths.op(c.old_path)) or (c.new_path and self.paths.op(c.new_path))]
+                      if (c.old_path and self.paths.op(c.old_path)) or (c.new_path and self.paths.op(c.new_path))
+                      or self._interface_changed(c)]
         self.result.op_files_changed = bool(op_changes)
         if not op_changes or self.old_p is None:
             return self.result
-        old_paths = [c.old_path for c in op_changes if c.old_path and self.paths.op(c.old_path)]
-        new_paths = [c.new_path for c in op_changes if c.new_path and self.paths.op(c.new_path)]
+        old_paths = [c.old_path for c in op_changes if c.old_path and self._detected(c.old_path)]
+        new_paths = [c.new_path for c in op_changes if c.new_path and self._detected(c.new_path)]
         self._skip_unreadable(self.old_p, old_paths)
         self._skip_unreadable(self.new_p, new_paths)
         # A file that can't be read on either side says nothing about its classes (they are not "removed").
@@ -220,7 +266,9 @@ class StaticPass:
         old_paths = [p for p in old_paths if not any(p == o for o, _ in drop)]
         new_paths = [p for p in new_paths if not any(p == n for _, n in drop)]
         ev = self.evidence = self._evidence(self.old_p)
-        changes = detect(self.old_p, self.new_p, old_paths, new_paths, self._op_files, ev.rename_hints)
+        changes = detect(self.old_p, self.new_p, old_paths, new_paths, self._op_files, ev.rename_hints,
+                         self._rename_votes)
+        changes = self._built_by_benchmarks(changes)
         self.result.changes = changes
         if changes:
             self._locate_and_fix(changes, self.old_p, ev, self._bench_candidates(changes))
@@ -300,10 +348,12 @@ class StaticPass:
         renames: dict[str, str] = {}
         notes: list[str] = []
         mi = az.mi
-        for local, target in mi.imports.items():
-            if target[0] != "attr":
+        seen: set[tuple[str, str, str]] = set()
+        for local, target in _all_imports(mi):
+            if target[0] != "attr" or (local, *target[1:]) in seen:
                 continue
             _, module, name = target
+            seen.add((local, module, name))
             if self.new_p.resolve_name(module, name) is not None:
                 continue
             old_ref = old_p.resolve_name(module, name)
@@ -354,7 +404,12 @@ class StaticPass:
         op = "/".join(sorted({c.name for c in changed}))
         unknown = UNKNOWN in site.atoms or len(changed) != n_relevant
         # Every class that can reach the call must agree on the change.
-        keys = {change_signatures(c, method, self.new_p) for c in changed}
+        def key(c: OpChange) -> object:
+            if method is None and not c.edits and c.status in ("renamed", "moved"):
+                return None  # a class renamed or moved with its constructor unchanged needs no edit of the call itself
+            return change_signatures(c, method, self.new_p)
+
+        keys = {key(c) for c in changed}
         if unknown and site.via != "direct":
             other = "other values" if UNKNOWN in site.atoms else "Ops whose signatures did not change"
             return Finding(site, op, Status.AMBIGUOUS, f"reached through {site.via} by {op} and {other}",
@@ -363,7 +418,7 @@ class StaticPass:
             # Different changes may still need the same edit of this call: compare the outcomes.
             distinct: dict[object, list[OpChange]] = {}
             for c in changed:
-                distinct.setdefault(change_signatures(c, method, self.new_p), []).append(c)
+                distinct.setdefault(key(c), []).append(c)
             outcomes = [(", ".join(sorted(c.name for c in cs)), self._judge_one(site, op, cs[0], method, old_p, ev))
                         for cs in distinct.values()]
             return _agreed(site, op, method, sorted(outcomes, key=lambda o: o[0]))
@@ -378,7 +433,11 @@ class StaticPass:
                            why_not="no successor to rewrite to: remove or replace this benchmark case by hand", method=method)
         old_sig, new_sig, edits = change_signatures(change, method, self.new_p)
         label = op if method is None else f"{op}.{'forward' if method == '__call__' else method}"
+        # A moved class still importable under the name the benchmark uses (a re-export) needs nothing.
+        name_gone = any(isinstance(a, Gone) for a in site.atoms)
         if old_sig is None or new_sig is None:
+            if change.status in ("renamed", "moved") and not name_gone:
+                return None
             if change.status in ("renamed", "moved") and change.new is not None:
                 return Finding(site, op, Status.GONE, f"{old_name} is now {change.new.name}", method=method)
             return Finding(site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method)
@@ -400,7 +459,7 @@ class StaticPass:
                 return Finding(site, op, Status.DEFAULT, what, info=info, method=method, hand=True, why_not=hand_note)
             if info:
                 return Finding(site, op, Status.DEFAULT, info[0], info=info, method=method)
-            if change.status in ("renamed", "moved") and change.new is not None:
+            if change.status in ("renamed", "moved") and name_gone and change.new is not None:
                 return Finding(site, op, Status.GONE, f"{old_name} is now {change.new.qualname}", info=info, method=method,
                                plan=Plan((), (f"{old_name} -> {change.new.name}",), "(unchanged arguments)"))
             return None
@@ -408,7 +467,20 @@ class StaticPass:
             status, problem = Status.DEFAULT, f"relies on the default of '{pins[0][0]}', which changed"
         if splat_expanded:
             problem += " (through a literal **dict)"
-        p = plan(args, old_sig, new_sig, edits, value_source(site, ev, ref, new_sig, old_sig, edits), pins, site.scope_names)
+        own: Callable[[str], bool] | None = None
+        drops: Callable[[str, str], bool] | None = None
+        if ref is not None and method is None:
+            new_ref, old_ref = ref, change.old or ref
+            o_sig, n_sig = old_sig, new_sig
+
+            def _own(param: str) -> bool:
+                return ev.passes_own_name(new_ref, param, n_sig, o_sig, edits)
+
+            def _drops(param: str, value: str) -> bool:
+                return ev.drops_same_way(old_ref, new_ref, param, value, o_sig, n_sig)
+            own, drops = _own, _drops
+        p = plan(args, old_sig, new_sig, edits, value_source(site, ev, ref, new_sig, old_sig, edits), pins, site.scope_names,
+                 own, drops)
         if isinstance(p, NoPlan):
             return Finding(site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=info, method=method)
         return Finding(site, op, status, problem, plan=p, info=info, method=method)
@@ -705,6 +777,19 @@ class StaticPass:
                 continue  # a function or a constant, or beyond a star import: not a class, not lost
             out.append(Note(path, 0, f"from {module} import {name}", f"unresolved: {module} defines no {name}"))
         return out
+
+
+def _all_imports(mi: ModuleInfo) -> list[tuple[str, tuple[str, ...]]]:
+    """Module-level imports, then `from m import X` inside functions (a benchmark may import its Op locally)."""
+    out: list[tuple[str, tuple[str, ...]]] = list(mi.imports.items())
+    for node in ast.walk(mi.tree) if mi.tree is not None else ():
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.ImportFrom):
+                    base = resolve_relative(mi.module, mi.is_package, sub.level, sub.module)
+                    out.extend((a.asname or a.name, ("attr", base, a.name)) for a in sub.names if a.name != "*")
+    return out
+
 
 
 def _agreed(site: CallSite, op: str, method: str | None, outcomes: list[tuple[str, Finding | None]]) -> Finding | None:

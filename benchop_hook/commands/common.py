@@ -72,6 +72,33 @@ def quick(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config, Target, 
     if target.mode == "all":
         return repo, cfg, target, []
     changes = changed_files(repo.root, target)
-    if not op_files_touched(cfg, changes):
+    if not needs_work(repo.root, cfg, target, changes):
         return repo, cfg, target, None
     return repo, cfg, target, changes
+
+
+def needs_work(root: str, cfg: config_mod.Config, target: Target, changes: list[gitrepo.Change]) -> bool:
+    """Did the diff touch an op file, or change the constructor of a class benchmarks may build?"""
+    return op_files_touched(cfg, changes) or interface_ctor_changed(root, cfg, target, changes)
+
+
+def interface_ctor_changed(root: str, cfg: config_mod.Config, target: Target,
+                           changes: list[gitrepo.Change]) -> bool:
+    """A workload or helper class's constructor changed: two blobs per touched file, read by one
+    `git cat-file`, compared with `ast` (no libcst, no GitPython on this path)."""
+    from benchop_hook.interfaces import constructor_changed
+
+    is_interface = Paths(cfg).interface
+    touched = [c for c in changes if any(p and is_interface(p) for p in (c.old_path, c.new_path))]
+    if not touched:
+        return False
+    old_rev = "HEAD" if target.mode == "staged" else target.from_rev
+    new_rev = "" if target.mode == "staged" else target.to_rev
+    specs: list[str] = []
+    for c in touched:
+        specs.append(f"{old_rev}:{c.old_path}" if c.old_path else "")
+        specs.append(f"{new_rev}:{c.new_path}" if c.new_path else "")
+    asked = [s for s in specs if s]
+    blobs = dict(zip(asked, gitrepo.cat_blobs(root, asked, keep_index=target.mode == "staged")))
+    return any(constructor_changed(blobs.get(specs[2 * i]), blobs.get(specs[2 * i + 1]))
+               for i in range(len(touched)))

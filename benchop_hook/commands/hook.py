@@ -17,7 +17,7 @@ import sys
 
 from benchop_hook import config as config_mod
 from benchop_hook import gitrepo
-from benchop_hook.commands.common import op_files_touched
+from benchop_hook.commands.common import needs_work
 from benchop_hook.commit import ENV_GUARD, is_follow_up
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
 from benchop_hook.options import Options
@@ -64,7 +64,7 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
     staged = {p for c in changes for p in (c.old_path, c.new_path) if p}
     explicit = [f for f in opts.files if f not in staged]
     only = opts.only
-    if op_files_touched(cfg, changes):
+    if needs_work(repo.root, cfg, Target("staged"), changes):
         target = Target("staged")
     elif explicit:
         # `pre-commit run bench-op --all-files` (or --files): check those benchmarks as they are now.
@@ -117,7 +117,7 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
     if not frm:
         return EXIT_OK  # the first commit, or no ORIG_HEAD: nothing to compare with
     changes = gitrepo.range_changes(root, frm, "HEAD")
-    if not op_files_touched(cfg, changes):
+    if not needs_work(root, cfg, Target("range", frm[:12], "HEAD", frm, "HEAD"), changes):
         return EXIT_OK
     if flow.action == "default" and is_follow_up(gitrepo.commit_message(root)):
         # (A rebase or a sequence may end on a follow-up commit it replayed: its range still counts.)

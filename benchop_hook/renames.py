@@ -1,0 +1,213 @@
+"""Which class that disappeared became which class that appeared, from the evidence a commit gives.
+
+Identity of the class body is not enough: a rename commit rewrites docstrings and
+kernel names too. The evidence is what the rest of the same diff does with the
+names: a test, workload or op file whose line `... SumOp ...` became `... SumFwdOp ...`
+(the rest of the line unchanged), a package `__init__` whose export list swaps one
+name for the other, or two names that match once case, a direction suffix
+(`Fwd`, `Bwd`, `Forward`, `Backward`) and abbreviations the same commit makes
+elsewhere are set aside. Pairs are one-to-one across the whole commit; a name
+with several equally good candidates is reported with them, never guessed.
+
+Pure: texts and names in, pairs out.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DIRECTION = re.compile(r"(fwd|bwd|forward|backward)$")
+
+# Evidence kinds, strongest first; the value is what the report says.
+EXPORTS = "the package exports swap the names"
+TESTS = "the tests updated in the same commit use the new name"
+WORKLOADS = "the workloads updated in the same commit use the new name"
+OPS = "the op modules updated in the same commit use the new name"
+OTHER = "other modules updated in the same commit use the new name"
+NAMES = "the names match apart from case, direction suffix and the commit's abbreviations"
+_RANK = {EXPORTS: 0, TESTS: 1, WORKLOADS: 2, OPS: 3, OTHER: 3, NAMES: 4}
+
+
+@dataclass(frozen=True)
+class Pairing:
+    pairs: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)  # old -> (new, evidence)
+    ambiguous: dict[str, tuple[str, ...]] = field(default_factory=dict)  # old -> candidate new names
+
+
+def votes_from(files: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str], set[str]]:
+    """(old name, new name) -> evidence kinds, from (kind, old text, new text) of the files a commit
+    changed."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for kind, old_text, new_text in files:
+        for pair in substitutions(old_text, new_text):
+            out.setdefault(pair, set()).add(kind)
+    return out
+
+
+def _words(line: str) -> list[str]:
+    return _IDENT.findall(line)
+
+
+def substitutions(old_text: str, new_text: str) -> list[tuple[str, str]]:
+    """(old identifier, new identifier) for each aligned line pair that differs only by identifiers swapped.
+
+    A line counts when, token for token, it is the old line with some identifiers replaced;
+    only then does the swap say "this name is now that name".
+    """
+    a, b = old_text.splitlines(), new_text.splitlines()
+    prose_a, prose_b = _prose_lines(old_text, a), _prose_lines(new_text, b)
+    out: list[tuple[str, str]] = []
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag != "replace" or (i2 - i1) != (j2 - j1):
+            continue
+        for i, j in zip(range(i1, i2), range(j1, j2)):
+            if i not in prose_a and j not in prose_b:
+                out.extend(_line_swaps(a[i], b[j]))
+    return out
+
+
+def _prose_lines(text: str, lines: list[str]) -> set[int]:
+    """0-based numbers of comment lines and docstring lines: a name mentioned in prose is not a use of it."""
+    import ast
+
+    out = {i for i, line in enumerate(lines) if line.lstrip().startswith("#")}
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return out
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            out.update(range(node.lineno - 1, (node.end_lineno or node.lineno)))
+    return out
+
+
+def _line_swaps(x: str, y: str) -> list[tuple[str, str]]:
+    # Same text apart from identifiers, and the same number of identifiers: swaps pair by position.
+    # A definition line is no evidence: a class replaced by another at the same place swaps it too.
+    if x.lstrip().startswith(("class ", "def ")):
+        return []
+    if _IDENT.sub("_", x).strip() != _IDENT.sub("_", y).strip():
+        return []
+    wx, wy = _words(x), _words(y)
+    if len(wx) != len(wy):
+        return []
+    return [(p, q) for p, q in zip(wx, wy) if p != q]
+
+
+def _split_words(name: str) -> list[str]:
+    """`GroupQueryAttentionFwdOp` -> ['group', 'query', 'attention', 'fwd', 'op']; acronyms kept whole."""
+    parts = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", name)
+    return [p.lower() for p in parts]
+
+
+def normalise(name: str, abbreviations: dict[str, str] | None = None) -> str:
+    """Lower case, without a trailing `Op`, direction suffix or underscores; known abbreviations applied."""
+    n = name.lower().replace("_", "")
+    n = n.removesuffix("op")
+    n = _DIRECTION.sub("", n)
+    for long, short in sorted((abbreviations or {}).items(), key=lambda kv: -len(kv[0])):
+        n = n.replace(long, short)
+    return n
+
+
+def abbreviations_of(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Word-run abbreviations a set of known renames makes (`groupqueryattention` -> `gqa`)."""
+    out: dict[str, str] = {}
+    for old, new in pairs:
+        ow, nw = _split_words(old), _split_words(new)
+        sm = difflib.SequenceMatcher(None, ow, nw, autojunk=False)
+        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+            if tag != "replace":
+                continue
+            long, short = "".join(ow[i1:i2]), "".join(nw[j1:j2])
+            # An abbreviation keeps the initials of the words it stands for.
+            if len(short) < len(long) and short == "".join(w[0] for w in ow[i1:i2])[: len(short)]:
+                out[long] = short
+    return out
+
+
+def _candidates(
+    olds: set[str],
+    news: set[str],
+    votes: dict[tuple[str, str], set[str]],
+    compatible: Callable[[str, str], bool],
+) -> dict[str, dict[str, set[str]]]:
+    """old -> {candidate new name -> evidence kinds}: the votes, then names that match."""
+    cand: dict[str, dict[str, set[str]]] = {o: {} for o in olds}
+    for (o, n), kinds in votes.items():
+        if o in olds and n in news and compatible(o, n):
+            cand[o].setdefault(n, set()).update(kinds)
+    # Names: first with case and direction only, then with the abbreviations the evidence shows.
+    known = [(o, n) for o in cand for n in cand[o]]
+    abbr = abbreviations_of(known)
+    for abbreviations in ({}, abbr):
+        by_norm: dict[str, list[str]] = {}
+        for n in news:
+            by_norm.setdefault(normalise(n, abbreviations), []).append(n)
+        for o in olds:
+            for n in by_norm.get(normalise(o, abbreviations), []):
+                if compatible(o, n):
+                    cand[o].setdefault(n, set()).add(NAMES)
+    return cand
+
+
+def pair_names(
+    disappeared: Sequence[str],
+    appeared: Sequence[str],
+    votes: dict[tuple[str, str], set[str]],
+    compatible: Callable[[str, str], bool],
+) -> Pairing:
+    """One successor per disappeared name, from `votes` ((old, new) -> evidence kinds) and name matching.
+
+    A pair is taken only when it is the best-supported candidate on both sides; the rest is
+    either ambiguous (reported with its candidates) or has no successor.
+    """
+    cand = _candidates(set(disappeared), set(appeared), votes, compatible)
+
+    def score(kinds: set[str]) -> tuple[int, int]:
+        return (-min(_RANK[k] for k in kinds), len(kinds))
+
+    pairs: dict[str, tuple[str, tuple[str, ...]]] = {}
+    ambiguous: dict[str, tuple[str, ...]] = {}
+    taken: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for o in sorted(cand):
+            if o in pairs:
+                continue
+            options = {n: k for n, k in cand[o].items() if n not in taken}
+            if not options:
+                continue
+            best = max(score(k) for k in options.values())
+            top = sorted(n for n, k in options.items() if score(k) == best)
+            if len(top) != 1:
+                continue
+            n = top[0]
+            # The successor must not be at least as well supported as the successor of another name.
+            rivals = [
+                o2
+                for o2 in cand
+                if o2 != o and o2 not in pairs and n in cand[o2] and score(cand[o2][n]) >= best
+            ]
+            if rivals:
+                continue
+            pairs[o] = (n, tuple(sorted(cand[o][n], key=lambda k: _RANK[k])))
+            taken.add(n)
+            changed = True
+    for o in sorted(cand):
+        if o in pairs:
+            continue
+        left = sorted(n for n in cand[o] if n not in taken)
+        if left:
+            ambiguous[o] = tuple(left)
+    return Pairing(pairs, ambiguous)

@@ -32,6 +32,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="per benchmark file (default: config, 1800)")
     p.add_argument("--max-iterations", type=int, metavar="N", help="repair attempts per file (default 3)")
     p.add_argument("--gpus", metavar="all|N|0,2,5", help="spread benchmark files over these GPUs (default: [tool.bench-op] gpus, 'all')")
+    # issue 14: compare with the parent
+    p.add_argument("--baseline", action="store_true", help="compare the numbers with the parent's (git notes, or a run there)")
+    p.add_argument("--repeats", type=int, metavar="N", help="runs per side when both run now (default: [tool.bench-op] baseline-repeats, 3)")
 
 
 def build_parser() -> argparse.ArgumentParser:

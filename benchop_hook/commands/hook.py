@@ -26,9 +26,15 @@ from benchop_hook.target import Target
 
 def run_and_maybe_commit(args: argparse.Namespace, repo, cfg, target, changes) -> RunOutcome:  # noqa: ANN001
     """The follow-up commit whenever the range ends at HEAD, unless --no-commit; else the working tree only."""
+    from benchop_hook.commands import compare  # issue 14: baseline, git notes
+
     if target.mode == "range" and target.to_is_head and not getattr(args, "no_commit", False):
-        return _with_commit(args, repo, cfg, target, changes)
-    return execute(args, repo, cfg, target, changes)
+        run = _with_commit(args, repo, cfg, target, changes)
+    else:
+        run = execute(args, repo, cfg, target, changes)
+        compare.before_commit(args, repo, cfg, target, run)
+    compare.after_run(args, repo, cfg, target, run)
+    return run
 
 
 def _with_commit(args, repo, cfg, target, changes) -> RunOutcome:  # noqa: ANN001
@@ -74,6 +80,9 @@ def _with_commit(args, repo, cfg, target, changes) -> RunOutcome:  # noqa: ANN00
     paths = Paths(cfg)
     committed = False
     try:
+        from benchop_hook.commands import compare  # issue 14: the comparison goes into the commit's table
+
+        compare.before_commit(args, repo, cfg, target, run)
         commit_files: dict[str, bytes] = {}
         for comp_paths, members in getattr(run, "components", []):
             if any(o.status in ("blocked", "failed") for o in members):
@@ -165,6 +174,11 @@ def commit_message(run: RunOutcome, files: dict[str, bytes]) -> str:
         for o in numbered:
             lines.append(f"Numbers for {o.path}" + (f" on {o.device}" if o.device else "") + ":")
             rows = table(o.numbers)
+            if run.comparison is not None:  # issue 14
+                from benchop_hook.baseline import vs_parent_column
+
+                cases = list(dict.fromkeys(n.case for n in o.numbers))
+                rows = vs_parent_column(rows, cases, o.path, run.comparison)  # type: ignore[arg-type]
             lines.extend("  " + r for r in rows[:12])
             if len(rows) > 12:
                 lines.append(f"  ... {len(rows) - 12} more cases")

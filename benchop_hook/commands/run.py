@@ -23,6 +23,7 @@ class RunOutcome:
     written: dict[str, bytes] = field(default_factory=dict)  # path -> content bench-op left in the tree
     reason: str | None = None
     exit_code: int = EXIT_OK
+    comparison: object | None = None  # issue 14: baseline.Comparison against the parent (commands/compare.py)
 
 
 def echo(line: str) -> None:
@@ -361,6 +362,10 @@ def run_json(run: RunOutcome, target) -> dict:  # noqa: ANN001
     if "run_seconds" in run.__dict__:
         data["benchmark_seconds"] = round(run.__dict__["run_seconds"], 3)
         data["pytest_sessions"] = run.__dict__["sessions"]
+    if run.comparison is not None:  # issue 14: baseline and change per number, regressions on top
+        from benchop_hook.baseline import decorate_json
+
+        data = decorate_json(data, run.comparison)  # type: ignore[arg-type]
     return data
 
 

@@ -59,6 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     _add_run_options(p)
     p.add_argument("--json", metavar="PATH", help=argparse.SUPPRESS)
+    p = sub.add_parser("history", help="a benchmark's recorded numbers across commits, newest first")  # issue 14
+    p.add_argument("what", nargs="?", metavar="FILE|NODEID", help="a benchmark file or a node id (default: all)")
+    p.add_argument("--plot", metavar="PATH", help="also draw the trend as a PNG (needs matplotlib: bench-op[plot])")
+    p.add_argument("--device", help="only numbers from this device (default: every device)")
+    p.add_argument("-n", "--max-count", type=int, default=50, metavar="N", help="at most N commits (default 50)")
     p = sub.add_parser("install", help="install plain git post-commit and post-merge hooks (no pre-commit needed)")
     p = sub.add_parser("uninstall", help="remove the hooks `bench-op install` put in place")
     return parser
@@ -130,6 +135,8 @@ def dispatch(args: argparse.Namespace) -> int:
         from benchop_hook.commands import run as mod
     elif cmd == "hook":
         from benchop_hook.commands import hook as mod
+    elif cmd == "history":  # issue 14
+        from benchop_hook.commands import history as mod
     elif cmd == "install":
         from benchop_hook.commands import install as mod
 

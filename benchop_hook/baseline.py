@@ -214,7 +214,8 @@ def _align(rows: list[tuple[str, ...]], left: int = 1) -> list[str]:
 def terminal_lines(c: Comparison) -> list[str]:
     """Per benchmark file: one row per case (its time, else its first number): old, new, change."""
     where = "recorded in git notes" if c.source == "notes" else (
-        f"run there in a temporary worktree, {c.repeats} run{'s' if c.repeats != 1 else ''} each side")
+        f"run there in a temporary worktree, {c.repeats} run{'s' if c.repeats != 1 else ''} each side" if c.repeats
+        else "none of these benchmark functions exist there")
     lines = [f"bench-op: compared with the parent {c.parent[:12]} ({where}; {c.device}):"]
     by_file: dict[str, list[str]] = {}
     for d in c.deltas:

@@ -188,3 +188,23 @@ def test_compare_and_merge_are_pure() -> None:
     assert latest["f::a"][0].value == 3.0 and latest["f::b"][0].value == 2.0  # other node ids kept
     assert notes.latest(merged, "H200")["f::a"][0].value == 0.1
     assert selects("p.py::t[1]", "p.py") and selects("p.py::t[1]", "p.py::t") and not selects("p.py::tt", "p.py::t")
+
+
+def test_editable_install_still_measures_the_parent(repo: Repo, tmp_path: Path) -> None:
+    """The package on sys.path through a .pth file (what `pip install -e` does): the run at the parent
+    must import the parent's code from the worktree, not the new code from the user's tree."""
+    import sysconfig
+    import venv
+
+    env_dir = tmp_path / "editable"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    site = next(env_dir.glob("lib/python*/site-packages"))
+    (site / "_editable_minitile.pth").write_text(f"{sysconfig.get_paths()['purelib']}\n{repo.path / 'src'}\n")
+    repo.replace("pyproject.toml", 'pythonpath = ["src", "."]', 'pythonpath = ["."]')
+    repo.replace("pyproject.toml", f"python = {sys.executable!r}", f"python = {str(env_dir / 'bin' / 'python')!r}")
+    steady(repo)
+    op_change(repo, slow_sum=True)
+    r, data = run(repo, tmp_path, "--baseline", "--repeats", "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert data["baseline"]["source"] == "run"
+    assert {x["nodeid"] for x in data["regressions"]} == {f"{SUM}[64-256]", f"{SUM}[128-512]"}, r.stdout

@@ -12,6 +12,7 @@ It runs before the follow-up commit, whose numbers table gains a "vs parent" col
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 from collections.abc import Callable
@@ -141,12 +142,26 @@ def _run_both(args: argparse.Namespace, repo: Any, cfg: Config, run: Any, parent
     new = {k: list(v) for k, v in new.items()}
     failure: str | None = None
 
+    foreign: list[str] = []
+
     def session(root: str, tgts: list[str], side: str, i: int) -> dict[Key, tuple[float, str]]:
         nonlocal failure
         t0 = time.monotonic()
-        res = run_pytest(interp, root, tgts, timeout=budget, pytest_args=(*cfg.pytest_args, *extra),
-                         echo=lambda s: None, log_dir=os.path.join(log_dir, side), extra_env=env,
-                         use_benchmark_json=interp.has_pytest_benchmark)
+        side_env = dict(env)
+        imported = os.path.join(repo.git_dir, "bench-op", f"foreign.{os.getpid()}.json")
+        if root != repo.root:
+            # The plugin keeps an editable install from importing the user's tree, and says if it still did.
+            side_env.update(BENCHOP_USER_ROOT=os.path.realpath(repo.root), BENCHOP_WORKTREE=os.path.realpath(root),
+                            BENCHOP_FOREIGN_OUT=imported)
+        try:
+            res = run_pytest(interp, root, tgts, timeout=budget, pytest_args=(*cfg.pytest_args, *extra),
+                             echo=lambda s: None, log_dir=os.path.join(log_dir, side), extra_env=side_env,
+                             use_benchmark_json=interp.has_pytest_benchmark)
+        finally:
+            if os.path.exists(imported):
+                with open(imported, encoding="utf-8") as f:
+                    foreign.extend(json.load(f))
+                os.unlink(imported)
         got = samples_of(res)
         _echo(f"bench-op: {side} run {i} of {n}: {len(got)} numbers, {time.monotonic() - t0:.1f} s")
         if not got and failure is None:
@@ -166,6 +181,12 @@ def _run_both(args: argparse.Namespace, repo: Any, cfg: Config, run: Any, parent
         for i in range(1, n + 1):
             for k, v in session(wt, at_parent, "parent", i).items():
                 old.setdefault(k, []).append(v)
+            if foreign:
+                rel = os.path.relpath(foreign[0], repo.root)
+                _echo(f"bench-op: no baseline: the run at the parent imported {rel} from your working tree (an editable "
+                      "install?), so it measured the new code; put the package's source on pytest's pythonpath "
+                      "([tool.pytest.ini_options] pythonpath) or install it non-editable, then run again.")
+                return None
             if i > 1:
                 for k, v in session(repo.root, targets, "new", i).items():
                     if k in new:

@@ -208,3 +208,32 @@ def test_editable_install_still_measures_the_parent(repo: Repo, tmp_path: Path) 
     assert r.returncode == 0, r.stdout + r.stderr
     assert data["baseline"]["source"] == "run"
     assert {x["nodeid"] for x in data["regressions"]} == {f"{SUM}[64-256]", f"{SUM}[128-512]"}, r.stdout
+
+
+def test_interrupted_at_the_parent_removes_the_worktree(repo: Repo, tmp_path: Path) -> None:
+    import signal
+    import time
+
+    text = repo.read("src/minitile/ops/reduction.py").replace("import torch\n", "import time\n\nimport torch\n", 1)
+    repo.write("src/minitile/ops/reduction.py", text.replace("    def forward(self, x):\n",
+                                                             "    def forward(self, x):\n        time.sleep(0.2)\n", 1))
+    repo.commit("reduce: a slow parent")
+    op_change(repo, slow_sum=False)
+    head, before = repo.head(), repo.snapshot()
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, **FAST_ENV, "TMPDIR": str(tmp)}
+    proc = subprocess.Popen([sys.executable, "-m", "benchop_hook", "run", "--baseline", "--from-ref", "HEAD~1",
+                             "--to-ref", "HEAD"], cwd=repo.path, env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if "at the parent" in line and "temporary worktree" in line:
+            break
+    time.sleep(1.5)  # the parent's session is under way
+    assert repo.git("worktree", "list", "--porcelain").count("worktree ") == 2
+    proc.send_signal(signal.SIGINT)
+    proc.stdout.read()
+    assert proc.wait(timeout=60) == 130
+    assert repo.git("worktree", "list", "--porcelain").count("worktree ") == 1
+    assert not [p for p in tmp.iterdir() if p.name.startswith("bench-op-parent-")]
+    assert repo.head() == head and repo.snapshot() == before  # no follow-up commit, the tree put back

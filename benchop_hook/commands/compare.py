@@ -127,11 +127,10 @@ def _run_both(args: argparse.Namespace, repo: Any, cfg: Config, run: Any, parent
               new: dict[Key, list[tuple[float, str]]], device: str, n: int) -> Comparison | None:
     """The parent in a temporary worktree and the new version in the tree, alternately, `n` times each
     (the new side's first run is the one that already happened)."""
-    from benchop_hook.commands.run import options
     from benchop_hook.runner import probe, run_pytest
     from benchop_hook.worktree import samples_of, targets_at, temporary_worktree
 
-    timeout, _ = options(args, cfg)
+    timeout = float(getattr(args, "timeout", None) or cfg.timeout)  # validated by the run before
     interp = probe(_interp(args, cfg, repo.root))
     targets = [t for o in passed for t in (o.targets or [o.path])]
     at_parent = targets_at(repo.root, parent, targets)
@@ -235,11 +234,14 @@ def dirty_paths(root: str, exempt: set[str]) -> list[str]:
 
 def _other_benchmark(root: str, cfg: Config, path: str) -> bool:
     """A benchmark module with tests of its own: when it did not run, its edits change no number that did."""
-    from benchop_hook.commands.run import has_tests
     from benchop_hook.files import read_bytes
     from benchop_hook.globs import matches
+    from benchop_hook.worktree import top_level_names
 
-    return matches(path, cfg.benchmark_paths) and has_tests(read_bytes(os.path.join(root, path)))
+    if not matches(path, cfg.benchmark_paths):
+        return False
+    names = top_level_names(read_bytes(os.path.join(root, path)))
+    return names is not None and any(n.startswith(("test", "Test")) for n in names)
 
 
 def after_run(args: argparse.Namespace, repo: Any, cfg: Config, target: Any, run: Any,

@@ -35,6 +35,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="per benchmark file (default: config, 1800)")
     p.add_argument("--max-iterations", type=int, metavar="N", help="repair attempts per file (default 3)")
     p.add_argument("--gpus", metavar="all|N|0,2,5", help="spread benchmark files over these GPUs (default: [tool.bench-op] gpus, 'all')")
+    # issue 14: compare with the parent
+    p.add_argument("--baseline", action="store_true", help="compare the numbers with the parent's (git notes, or a run there)")
+    p.add_argument("--repeats", type=int, metavar="N", help="runs per side when both run now (default: [tool.bench-op] baseline-repeats, 3)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,6 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     _add_run_options(p)
     p.add_argument("--json", metavar="PATH", help=argparse.SUPPRESS)
+    p = sub.add_parser("history", help="a benchmark's recorded numbers across commits, newest first")  # issue 14
+    p.add_argument("what", nargs="?", metavar="FILE|NODEID", help="a benchmark file or a node id (default: all)")
+    p.add_argument("--plot", metavar="PATH", help="also draw the trend as a PNG (needs matplotlib: bench-op[plot])")
+    p.add_argument("--device", help="only numbers from this device (default: every device)")
+    p.add_argument("-n", "--max-count", type=int, default=50, metavar="N", help="at most N commits (default 50)")
     p = sub.add_parser("install", help="install plain git post-commit and post-merge hooks (no pre-commit needed)")
     p = sub.add_parser("uninstall", help="remove the hooks `bench-op install` put in place")
     return parser
@@ -139,6 +147,10 @@ def dispatch(opts: Options) -> int:
         from benchop_hook.commands import hook
 
         return hook.main(opts)
+    if cmd == "history":  # issue 14
+        from benchop_hook.commands import history
+
+        return history.main(opts)
     if cmd in ("install", "uninstall"):
         from benchop_hook.commands import install
 

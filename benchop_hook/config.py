@@ -35,6 +35,11 @@ class Config:
     require_gpu: bool = False
     pin_defaults: bool = True
     gpus: str = "all"  # spread over every visible GPU when there are several (needs pytest-xdist)
+    # issue 14: compare with the parent (baseline.py, versus_parent.py)
+    baseline: bool = False
+    baseline_repeats: int = 3  # runs per side when both run in one session: enough to know the spread
+    regression_threshold: float = 0.10
+    fail_on_regression: bool = False
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
 
@@ -122,12 +127,18 @@ def from_table(table: dict[str, Any]) -> Config:
             values[name] = float(_positive_number(key, value, integer=False))
         elif name == "max_iterations":
             values[name] = _positive_number(key, value, integer=True)
-        elif name in ("require_gpu", "pin_defaults"):
+        elif name in ("require_gpu", "pin_defaults", "baseline", "fail_on_regression"):
             if not isinstance(value, bool):
                 raise ConfigError(f"[tool.bench-op] {key} must be true or false, got {value!r}.")
             values[name] = value
         elif name == "gpus":
             values[name] = parse_gpus(value)
+        elif name == "baseline_repeats":  # issue 14
+            values[name] = _positive_number(key, value, integer=True)
+        elif name == "regression_threshold":  # issue 14
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 100:
+                raise ConfigError(f"[tool.bench-op] {key} must be a positive fraction like 0.10 (10%), got {value!r}.")
+            values[name] = float(value)
     return Config(**values, warnings=tuple(warnings))
 
 

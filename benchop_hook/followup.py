@@ -23,6 +23,7 @@ from benchop_hook.paths import Paths
 from benchop_hook.pipeline import FileResult
 from benchop_hook.report import commit_message
 from benchop_hook.target import Target
+from benchop_hook.versus_parent import after_run, before_commit
 
 
 def run_and_maybe_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes: list[Change],
@@ -31,11 +32,15 @@ def run_and_maybe_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Ta
 
     `merge_done`: called after a merge (post-merge), when git has not removed MERGE_HEAD yet.
     `flow_done`: git state files of a rebase or cherry-pick that has finished although they are still there.
+    Either way the numbers are compared with the parent's (--baseline) inside the tree guard, and
+    recorded in git notes on the commit they measured.
     """
     if target.mode == "range" and target.to_is_head and not opts.no_commit:
-        return _with_commit(opts, repo, cfg, target, changes, merge_done=merge_done, flow_done=flow_done)
-    with tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
-        return execute(opts, repo, cfg, target, changes, guard)
+        run = _with_commit(opts, repo, cfg, target, changes, merge_done=merge_done, flow_done=flow_done)
+    else:
+        with tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
+            run = before_commit(opts, repo, cfg, target, execute(opts, repo, cfg, target, changes, guard))
+    return after_run(opts, repo, cfg, run)
 
 
 def _with_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes: list[Change],
@@ -55,6 +60,7 @@ def _with_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Target, ch
                       finalize=False)
         if not run.components and not run.excluded:
             return run  # nothing was written: nothing to commit
+        run = before_commit(opts, repo, cfg, target, run)  # the commit's table gains "vs parent"
         files = assemble(run, guard, user, stash)
         if files:
             message = commit_message(run, files)

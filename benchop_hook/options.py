@@ -37,6 +37,13 @@ class Options:
     timeout: float | None = None
     max_iterations: int | None = None
     gpus: str | None = None
+    baseline: bool = False  # compare with the parent (issue 14)
+    repeats: int | None = None  # runs per side when both run now (default: config baseline-repeats)
+    # history
+    what: str | None = None  # a benchmark file or a node id
+    plot: str | None = None  # PNG path
+    device: str | None = None  # only this device's numbers
+    max_count: int = 50
     # hook
     stage: Stage | None = None
     rewrite_command: str | None = None  # post-rewrite's argument: rebase or amend

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from benchop_hook.baseline import Comparison
 from benchop_hook.numbers import Number
 from benchop_hook.pipeline import FileResult, StaticResult
 
@@ -116,3 +117,4 @@ class RunOutcome:
     run_seconds: float | None = None  # wall time of the pytest sessions (None: nothing ran)
     sessions: int = 0
     commit: str | None = None  # the follow-up commit made
+    comparison: Comparison | None = None  # against the parent, with --baseline (versus_parent.py)

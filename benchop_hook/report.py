@@ -8,6 +8,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from benchop_hook.baseline import decorate_json, vs_parent_column
 from benchop_hook.changes import OpChange
 from benchop_hook.commit import TRAILER
 from benchop_hook.numbers import table
@@ -247,6 +248,8 @@ def run_json(run: RunOutcome, target: Target) -> dict[str, Any]:
     if run.run_seconds is not None:
         data["benchmark_seconds"] = round(run.run_seconds, 3)
         data["pytest_sessions"] = run.sessions
+    if run.comparison is not None:  # baseline and change per number, regressions on top
+        data = decorate_json(data, run.comparison)
     return data
 
 
@@ -272,6 +275,9 @@ def commit_message(run: RunOutcome, files: Mapping[str, bytes]) -> str:
         for o in numbered:
             lines.append(f"Numbers for {o.path}" + (f" on {o.device}" if o.device else "") + ":")
             rows = table(o.numbers)
+            if run.comparison is not None:
+                cases = list(dict.fromkeys(n.case for n in o.numbers))
+                rows = vs_parent_column(rows, cases, o.path, run.comparison)
             lines.extend("  " + r for r in rows[:12])
             if len(rows) > 12:
                 lines.append(f"  ... {len(rows) - 12} more cases")

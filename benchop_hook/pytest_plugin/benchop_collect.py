@@ -58,6 +58,34 @@ def _pin_worker_to_its_gpu() -> None:
 _pin_worker_to_its_gpu()
 
 
+def _user_tree() -> tuple[str, str] | None:
+    """(the user's tree, the temporary worktree) when this session measures another commit (issue 14)."""
+    src, dst = os.environ.get("BENCHOP_USER_ROOT"), os.environ.get("BENCHOP_WORKTREE")
+    return (src, dst) if src and dst else None
+
+
+def _inside_user_tree(path: str, src: str) -> bool:
+    """Under the user's tree, but not the interpreter's own environment (a .venv inside the repository)."""
+    real = os.path.realpath(path)
+    envs = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)}
+    return real.startswith(src + os.sep) and not any(real == e or real.startswith(e + os.sep) for e in envs)
+
+
+def _redirect_sys_path() -> None:
+    """An editable install puts the user's tree on sys.path: point those entries at the worktree instead,
+    so that the other commit's code is what gets imported."""
+    trees = _user_tree()
+    if trees is None:
+        return
+    src, dst = trees
+    for i, p in enumerate(sys.path):
+        if p and _inside_user_tree(p, src):
+            sys.path[i] = dst + os.path.realpath(p)[len(src):]
+
+
+_redirect_sys_path()
+
+
 _collected = {"total": 0, "selected": 0}
 _deselected: dict[str, int] = {}
 
@@ -154,3 +182,10 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(data, f)
     os.replace(tmp, path)
+    trees, out = _user_tree(), os.environ.get("BENCHOP_FOREIGN_OUT")
+    if trees is not None and out:
+        # Modules imported from the user's tree instead of the worktree: such a run measured the wrong code.
+        files = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
+        foreign = sorted(f for f in files if isinstance(f, str) and _inside_user_tree(f, trees[0]))
+        with open(out, "w", encoding="utf-8") as f:
+            json.dump(foreign, f)

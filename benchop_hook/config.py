@@ -31,7 +31,7 @@ class Config:
     timeout: float = 1800.0
     max_iterations: int = 3
     pytest_args: tuple[str, ...] = ()
-    require_gpu: bool = False
+    require_run: bool = False  # a file that could not run here (no GPU, a module missing) counts as blocked
     pin_defaults: bool = True
     gpus: str = "all"  # spread over every visible GPU when there are several (needs pytest-xdist)
     warnings: tuple[str, ...] = field(default=(), compare=False)
@@ -42,6 +42,7 @@ def _key(name: str) -> str:
 
 
 _KEYS = {_key(f.name): f.name for f in fields(Config) if f.name != "warnings"}
+_KEYS["require-gpu"] = "require_run"  # its older name
 
 
 def _str_list(key: str, value: Any, *, globs: bool = False) -> tuple[str, ...]:
@@ -121,7 +122,7 @@ def from_table(table: dict[str, Any]) -> Config:
             values[name] = float(_positive_number(key, value, integer=False))
         elif name == "max_iterations":
             values[name] = _positive_number(key, value, integer=True)
-        elif name in ("require_gpu", "pin_defaults"):
+        elif name in ("require_run", "pin_defaults"):
             if not isinstance(value, bool):
                 raise ConfigError(f"[tool.bench-op] {key} must be true or false, got {value!r}.")
             values[name] = value

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import time
-import venv
 from pathlib import Path
 
 from conftest import REDUCTION_N_DIM, Repo, reduction_change

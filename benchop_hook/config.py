@@ -34,6 +34,7 @@ class Config:
     require_run: bool = False  # a file that could not run here (no GPU, a module missing) counts as blocked
     pin_defaults: bool = True
     gpus: str = "all"  # spread over every visible GPU when there are several (needs pytest-xdist)
+    line_length: int = 88  # not a [tool.bench-op] key: the project's ruff / black line-length (wrap.py)
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
 
@@ -41,7 +42,7 @@ def _key(name: str) -> str:
     return name.replace("_", "-")
 
 
-_KEYS = {_key(f.name): f.name for f in fields(Config) if f.name != "warnings"}
+_KEYS = {_key(f.name): f.name for f in fields(Config) if f.name not in ("warnings", "line_length")}
 _KEYS["require-gpu"] = "require_run"  # its older name
 
 

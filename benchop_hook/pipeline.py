@@ -439,7 +439,7 @@ class StaticPass:
             return
         from benchop_hook.rewrite import rewrite  # libcst: only for files that will be rewritten
 
-        res = rewrite(data, calls, imports, dicts, renames)
+        res = rewrite(data, calls, imports, dicts, renames, line_length=self.config.line_length)
         if res.data is None or res.failed:
             for f in fr.findings:
                 if f.plan is not None:

@@ -172,6 +172,12 @@ def _culprit(res: RunResult, group: list[FileRepair]) -> FileRepair | None:
     return next((f for f in group if f.fr.path == path), None)
 
 
+def _environment_down(res: RunResult, ctx: LoopContext) -> bool:
+    """The session never started for a reason outside the repository (a conftest's missing module)."""
+    return (ctx.env is not None and not res.timed_out and res.crashed_signal is None and res.returncode != 0
+            and ctx.env.missing_module("\n".join(res.tail)) is not None)
+
+
 def _rerun_others(res: RunResult, group: list[FileRepair]) -> bool:
     """When some files of a batch fail to collect, pytest runs none of the others (node ids it could not
     find make it stop: "found no collectors"). The failing files get their own errors; the files with
@@ -229,6 +235,10 @@ def repair_all(jobs: list[tuple[FileResult, bool]], ctx: LoopContext, gpus: list
             died = res.timed_out or res.crashed_signal is not None or (not res.tests and not res.errors and res.collected == 0)
             if not died and len(group) > 1 and res.errors and _rerun_others(res, group):
                 continue  # the files that failed to collect got their results; the others run again
+            if died and len(group) > 1 and _environment_down(res, ctx):
+                for f in group:  # a conftest importing what this interpreter lacks: the same for every file
+                    f.feed(res)
+                continue
             if died and len(group) > 1:
                 culprit = _culprit(res, group)
                 if culprit is not None:

@@ -36,10 +36,14 @@ def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
            rewrite: bool = True) -> tuple[StaticResult, StaticContext]:
     """The static pass, and what it learned for the repair loop. Imports the heavy modules: call it only
     when there is work."""
+    import dataclasses
+
     from benchop_hook.history import History
     from benchop_hook.pipeline import Sources, StaticPass
+    from benchop_hook.wrap import project_line_length
 
     root = repo.root
+    cfg = dataclasses.replace(cfg, line_length=project_line_length(root))  # a rewritten call fits it
     links: list[str] = []
     tracked = gitrepo.list_tracked(root, links=links)
     if target.mode == "all":

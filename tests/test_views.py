@@ -90,3 +90,21 @@ def test_follow_up_message_names_only_the_ops_behind_its_files(repo: Repo) -> No
     assert message.splitlines()[0] == "bench-op: align bench_reduction.py with the new ReduceOp interface"
     assert "LonelyOp" not in message and "ReduceOp(M, N, dtype, tune=False)" in message
     assert "not run (not run" not in message and "Not run here (--no-run)" in message
+
+
+def test_follow_up_message_is_bounded_and_says_where_the_rest_is(repo: Repo) -> None:
+    calls = "".join(f"    SumFwdOp({i + 1}, 8, torch.float32)\n" for i in range(60))
+    repo.write("benchmarks/ops/bench_many.py", "import torch\n\nfrom minitile.ops import SumFwdOp\n\n\n"
+               f"def test_many():\n{calls}")
+    repo.commit("a benchmark with many calls")
+    reduction_change(repo)
+    repo.commit("reduce: rows from the input")
+    r = repo.bench_op("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
+    assert r.returncode == 0, r.stdout + r.stderr
+    message = repo.git("log", "-1", "--format=%B").strip().splitlines()
+    assert len(message) <= 45, message
+    more = next(line for line in message if "more lines" in line)
+    report = more.rsplit(" in ", 1)[1]
+    assert report.startswith(".git/bench-op/reports/") and (repo.path / report).exists(), more
+    data = json.loads((repo.path / report).read_text())
+    assert sum(len(b["fixes"]) for b in data["benchmarks"]) == 63  # 60 here, 3 in bench_reduction.py

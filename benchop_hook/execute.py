@@ -98,10 +98,12 @@ def execute(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes
             saved = f"; the other fixes are saved as {patch}"
         echo(f"bench-op: {fr.path}: blocked: {f.site.path}:{f.site.lineno} {f.why_not or f.problem}; "
              f"nothing was written to it{saved}")
+    # a wrong --python is a usage error before anything is written
+    interp = None if opts.no_run else resolve_python(repo.root, opts.python, cfg.python)
     runnable, excluded = write(sel, guard, prepare)
-    if opts.no_run:
+    if interp is None:
         return _static_only(result, sel, runnable, excluded, guard, finalize)
-    outcomes, seconds = run(opts, cfg, limits, repo, ctx, sel, runnable, guard, changes)
+    outcomes, seconds = run(interp, cfg, limits, repo, ctx, sel, runnable, guard, changes)
     comps, written = settle(outcomes, guard, repo.git_dir, finalize=finalize)
     for o in outcomes:
         for line in outcome_lines(o):
@@ -245,23 +247,22 @@ def static_outcome(fr: FileResult, content: bytes, reason: str = "--no-run",
 # -- run
 
 
-def run(opts: Options, cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext, sel: Selection,
-        runnable: list[FileResult], guard: TreeGuard,
+def run(interp: Interpreter, cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext,
+        sel: Selection, runnable: list[FileResult], guard: TreeGuard,
         changes: list[Change]) -> tuple[list[FileOutcome], list[float]]:
     """Run and repair the benchmark files; the helpers' outcomes follow from their importers'. Returns every
     outcome and the wall time of each pytest session."""
-    interp = resolve_python(repo.root, opts.python, cfg.python)
     try:
         if any(uses_benchmark_fixture(guard.read(fr.path)) for fr in runnable):
             interp = probe(interp)  # is pytest-benchmark there, for its JSON?
-        return _run(opts, cfg, limits, repo, ctx, sel, runnable, guard, changes, interp)
+        return _run(cfg, limits, repo, ctx, sel, runnable, guard, changes, interp)
     except CannotRun as exc:  # no pytest there: nothing runs, every static fix stands
         echo(f"bench-op: not running the benchmarks: {exc.message}")
         return [static_outcome(fr, guard.current.get(fr.path, fr.after or fr.before or b""), exc.message,
                                helper=fr in sel.helpers) for fr in runnable], []
 
 
-def _run(opts: Options, cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext, sel: Selection,
+def _run(cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext, sel: Selection,
          runnable: list[FileResult], guard: TreeGuard, changes: list[Change],
          interp: Interpreter) -> tuple[list[FileOutcome], list[float]]:
     echo(f"bench-op: running benchmarks with {interp.path} (from {interp.source})")

@@ -71,6 +71,11 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     """The namespace; an unknown argument is reported under the subcommand's usage, not the top level's."""
     parser = build_parser()
     ns, extra = parser.parse_known_args(argv)
+    if extra and hasattr(ns, "files") and not any(e.startswith("-") for e in extra):
+        # files after options that followed the first positional (`hook pre-commit --python X a.py`,
+        # which is how pre-commit passes a hook's args and then the file names)
+        ns.files = [*(ns.files or []), *extra]
+        extra = []
     if extra:
         sub = getattr(ns, "_subparsers", {}).get(ns.command, parser)
         sub.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -65,3 +65,10 @@ def test_no_doubled_words(repo: Repo, tmp_path: Path) -> None:
     repo.git("add", "-A")
     r = repo.bench_op("run", "--no-run")
     assert "not run (not run" not in r.stdout and "fixed but not run (--no-run)" in r.stdout, r.stdout
+
+
+def test_hook_takes_files_after_its_options(repo: Repo) -> None:
+    # pre-commit passes `entry args... files...`: options between the stage and the file names
+    r = repo.bench_op("hook", "pre-commit", "--no-run", BENCH_RED)
+    assert r.returncode == 0, r.stderr
+    assert "unrecognized arguments" not in r.stderr

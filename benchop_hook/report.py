@@ -224,7 +224,7 @@ def run_json(run: RunOutcome, target: Target) -> dict[str, Any]:
     benches = [o.as_json() for o in run.outcomes]
     for fr in run.blocked_static:
         f = hand_edit(fr)
-        benches.append({"path": fr.path, "status": "failed", "iterations": 0, "numbers": [], "fixes": [],
+        benches.append({"path": fr.path, "status": "blocked", "iterations": 0, "numbers": [], "fixes": [],
                         "reason": f"{f.site.path}:{f.site.lineno}: {f.why_not or f.problem}"})
     data["benchmarks"] = benches
     if run.reason:

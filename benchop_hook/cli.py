@@ -20,6 +20,8 @@ from benchop_hook.options import Options
 
 def _add_target(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("what to compare (default: staged changes, HEAD vs the index)")
+    g.add_argument("--staged", action="store_true",
+                   help="HEAD vs the index (the default when no range is given or set by pre-commit)")
     g.add_argument("--from-ref", metavar="REF", help="compare REF..TO-REF (also read from PRE_COMMIT_FROM_REF)")
     g.add_argument("--to-ref", metavar="REF", help="end of the range (also read from PRE_COMMIT_TO_REF)")
     g.add_argument("--all-files", action="store_true", help="no diff: check every benchmark against the current signatures")
@@ -49,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"bench-op {__version__}")
     parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.set_defaults(_subparsers=sub.choices)  # argument errors print the subcommand's usage
 
     p = sub.add_parser("check", help="report Op signature changes and the benchmark calls they break; write nothing")
     _add_target(p)
@@ -72,6 +75,21 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("install", help="install plain git post-commit and post-merge hooks (no pre-commit needed)")
     p = sub.add_parser("uninstall", help="remove the hooks `bench-op install` put in place")
     return parser
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """The namespace; an unknown argument is reported under the subcommand's usage, not the top level's."""
+    parser = build_parser()
+    ns, extra = parser.parse_known_args(argv)
+    if extra and hasattr(ns, "files") and not any(e.startswith("-") for e in extra):
+        # files after options that followed the first positional (`hook pre-commit --python X a.py`,
+        # which is how pre-commit passes a hook's args and then the file names)
+        ns.files = [*(ns.files or []), *extra]
+        extra = []
+    if extra:
+        sub = getattr(ns, "_subparsers", {}).get(ns.command, parser)
+        sub.error(f"unrecognized arguments: {' '.join(extra)}")
+    return ns
 
 
 def _git_dir_guess(start: str) -> str | None:
@@ -172,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return dispatch(Options.from_namespace(build_parser().parse_args(argv)))
+        return dispatch(Options.from_namespace(parse(argv)))
     except BenchOpError as exc:
         print(f"bench-op: {exc.message}", file=sys.stderr)
         return exc.exit_code

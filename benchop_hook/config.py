@@ -32,7 +32,7 @@ class Config:
     timeout: float = 1800.0
     max_iterations: int = 3
     pytest_args: tuple[str, ...] = ()
-    require_gpu: bool = False
+    require_run: bool = False  # a file that could not run here (no GPU, a module missing) counts as blocked
     pin_defaults: bool = True
     gpus: str = "all"  # spread over every visible GPU when there are several (needs pytest-xdist)
     # issue 14: compare with the parent (baseline.py, versus_parent.py)
@@ -40,6 +40,7 @@ class Config:
     baseline_repeats: int = 3  # runs per side when both run in one session: enough to know the spread
     regression_threshold: float = 0.10
     fail_on_regression: bool = False
+    line_length: int = 88  # not a [tool.bench-op] key: the project's ruff / black line-length (wrap.py)
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
 
@@ -47,7 +48,8 @@ def _key(name: str) -> str:
     return name.replace("_", "-")
 
 
-_KEYS = {_key(f.name): f.name for f in fields(Config) if f.name != "warnings"}
+_KEYS = {_key(f.name): f.name for f in fields(Config) if f.name not in ("warnings", "line_length")}
+_KEYS["require-gpu"] = "require_run"  # its older name
 
 
 def _str_list(key: str, value: Any, *, globs: bool = False) -> tuple[str, ...]:
@@ -127,7 +129,7 @@ def from_table(table: dict[str, Any]) -> Config:
             values[name] = float(_positive_number(key, value, integer=False))
         elif name == "max_iterations":
             values[name] = _positive_number(key, value, integer=True)
-        elif name in ("require_gpu", "pin_defaults", "baseline", "fail_on_regression"):
+        elif name in ("require_run", "pin_defaults", "baseline", "fail_on_regression"):
             if not isinstance(value, bool):
                 raise ConfigError(f"[tool.bench-op] {key} must be true or false, got {value!r}.")
             values[name] = value

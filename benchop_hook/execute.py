@@ -25,12 +25,13 @@ from benchop_hook.files import TreeGuard, save_patch
 from benchop_hook.gitrepo import Change, RepoPaths
 from benchop_hook.gpus import choose_gpus
 from benchop_hook.modules import parse_source
+from benchop_hook.notrun import CannotRun, Environment
 from benchop_hook.options import Options
 from benchop_hook.outcome import Component, FileOutcome, RunOutcome, components
 from benchop_hook.pipeline import FileResult, StaticResult
 from benchop_hook.repair import LoopContext, repair_all
 from benchop_hook.report import fix_lines, hand_edit, outcome_lines, render_check, unified_diff
-from benchop_hook.runner import probe, resolve_python, uses_benchmark_fixture
+from benchop_hook.runner import Interpreter, probe, resolve_python, uses_benchmark_fixture
 from benchop_hook.target import Target
 
 
@@ -91,12 +92,18 @@ def execute(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes
                           result)
     for fr in sel.hand:
         f = hand_edit(fr)
+        saved = ""
+        if fr.changed:  # the calls it could fix are not dropped: they wait in a patch
+            patch = save_patch(repo.git_dir, fr.path, fr.before or b"", fr.after or b"")
+            saved = f"; the other fixes are saved as {patch}"
         echo(f"bench-op: {fr.path}: blocked: {f.site.path}:{f.site.lineno} {f.why_not or f.problem}; "
-             "nothing was written to it")
+             f"nothing was written to it{saved}")
+    # a wrong --python is a usage error before anything is written
+    interp = None if opts.no_run else resolve_python(repo.root, opts.python, cfg.python)
     runnable, excluded = write(sel, guard, prepare)
-    if opts.no_run:
+    if interp is None:
         return _static_only(result, sel, runnable, excluded, guard, finalize)
-    outcomes, seconds = run(opts, cfg, limits, repo, ctx, sel, runnable, guard)
+    outcomes, seconds = run(interp, cfg, limits, repo, ctx, sel, runnable, guard, changes)
     comps, written = settle(outcomes, guard, repo.git_dir, finalize=finalize)
     for o in outcomes:
         for line in outcome_lines(o):
@@ -227,26 +234,37 @@ def _static_only(result: StaticResult, sel: Selection, runnable: list[FileResult
     echo(f"bench-op: static rewrite only (--no-run): {n} benchmark file{'s' if n != 1 else ''} "
          f"rewritten{note}.")
     blocked = bool(sel.hand)
-    return RunOutcome("blocked" if blocked else "done", EXIT_BLOCKED if blocked else EXIT_OK, result,
+    return RunOutcome("blocked" if blocked else "fixed-not-run", EXIT_BLOCKED if blocked else EXIT_OK, result,
                       tuple(outcomes), sel.hand, written, excluded, components(outcomes))
 
 
-def static_outcome(fr: FileResult, content: bytes, reason: str = "not run (--no-run)",
+def static_outcome(fr: FileResult, content: bytes, reason: str = "--no-run",
                    *, helper: bool = False) -> FileOutcome:
-    return FileOutcome(fr.path, status="skipped", reason=reason, fixes=fix_lines(fr), content=content,
+    return FileOutcome(fr.path, status="not-run", reason=reason, fixes=fix_lines(fr), content=content,
                        helper=helper)
 
 
 # -- run
 
 
-def run(opts: Options, cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext, sel: Selection,
-        runnable: list[FileResult], guard: TreeGuard) -> tuple[list[FileOutcome], list[float]]:
+def run(interp: Interpreter, cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext,
+        sel: Selection, runnable: list[FileResult], guard: TreeGuard,
+        changes: list[Change]) -> tuple[list[FileOutcome], list[float]]:
     """Run and repair the benchmark files; the helpers' outcomes follow from their importers'. Returns every
     outcome and the wall time of each pytest session."""
-    interp = resolve_python(repo.root, opts.python, cfg.python)
-    if any(uses_benchmark_fixture(guard.read(fr.path)) for fr in runnable):
-        interp = probe(interp)  # is pytest-benchmark there, for its JSON?
+    try:
+        if any(uses_benchmark_fixture(guard.read(fr.path)) for fr in runnable):
+            interp = probe(interp)  # is pytest-benchmark there, for its JSON?
+        return _run(cfg, limits, repo, ctx, sel, runnable, guard, changes, interp)
+    except CannotRun as exc:  # no pytest there: nothing runs, every static fix stands
+        echo(f"bench-op: not running the benchmarks: {exc.message}")
+        return [static_outcome(fr, guard.current.get(fr.path, fr.after or fr.before or b""), exc.message,
+                               helper=fr in sel.helpers) for fr in runnable], []
+
+
+def _run(cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext, sel: Selection,
+         runnable: list[FileResult], guard: TreeGuard, changes: list[Change],
+         interp: Interpreter) -> tuple[list[FileOutcome], list[float]]:
     echo(f"bench-op: running benchmarks with {interp.path} (from {interp.source})")
     jobs = [(fr, not any(f.runtime_candidate for f in fr.findings)) for fr in sel.tested if fr in runnable]
     jobs += [(fr, True) for fr in sel.importers]
@@ -259,6 +277,7 @@ def run(opts: Options, cfg: Config, limits: Settings, repo: RepoPaths, ctx: Stat
         max_iterations=limits.max_iterations, pytest_args=cfg.pytest_args, echo=echo, write=guard.write,
         read=guard.read, log_dir=os.path.join(repo.git_dir, "bench-op", "logs"),
         extra_env={"CUDA_VISIBLE_DEVICES": gpus[0]} if len(gpus) == 1 else {},
+        env=Environment.of(repo.root, interp.path, changes),
     )
     outcomes = repair_all(jobs, ctx_loop, gpus)
     for o in outcomes:
@@ -331,7 +350,12 @@ def _finish(run: RunOutcome, cfg: Config) -> RunOutcome:
     if bad or run.blocked_static:
         reason = "; ".join(f"{o.path}: {o.reason}" for o in bad) or "a call needs a hand edit"
         return replace(run, status="blocked", exit_code=EXIT_BLOCKED, reason=reason)
-    if cfg.require_gpu and any(o.status == "skipped" for o in run.outcomes):
+    not_run = [o for o in run.outcomes if o.status == "not-run" and not o.helper]
+    if cfg.require_run and not_run:
         return replace(run, status="blocked", exit_code=EXIT_BLOCKED,
-                       reason="no CUDA device is visible and require-gpu = true")
+                       reason="; ".join(f"{o.path}: not run: {o.reason}" for o in not_run)
+                       + " (require-run = true wants numbers)")
+    if not_run and not any(o.status == "passed" and not o.helper for o in run.outcomes):
+        return replace(run, status="fixed-not-run",
+                       reason="; ".join(f"{o.path}: {o.reason}" for o in not_run))
     return run

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 
@@ -68,6 +69,14 @@ def tree_guard(root: str, git_dir: str, is_bench: Callable[[str], bool]) -> Iter
     guard = TreeGuard(root, git_dir, is_bench)
     try:
         yield guard
+    except BenchOpError:
+        # an error the user can act on: no rewrite is dropped, each waits in a patch
+        for path in sorted(p for p in guard.current if p not in guard.kept):
+            if guard.current[path] != guard.originals.get(path):
+                patch = save_patch(git_dir, path, guard.originals[path], guard.current[path])
+                print(f"bench-op: the proposed rewrite of {path} is saved as {patch}", file=sys.stderr)
+        guard.restore_all()
+        raise
     except BaseException:
         guard.restore_all()
         raise

@@ -21,7 +21,7 @@ from benchop_hook.options import Options
 from benchop_hook.outcome import Component, RunOutcome
 from benchop_hook.paths import Paths
 from benchop_hook.pipeline import FileResult
-from benchop_hook.report import commit_message
+from benchop_hook.report import commit_message, run_json, write_json
 from benchop_hook.target import Target
 from benchop_hook.versus_parent import after_run, before_commit
 
@@ -63,7 +63,8 @@ def _with_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Target, ch
         run = before_commit(opts, repo, cfg, target, run)  # the commit's table gains "vs parent"
         files = assemble(run, guard, user, stash)
         if files:
-            message = commit_message(run, files)
+            report = _save_report(repo, run, target)
+            message = commit_message(run, files, full_report=report)
             res = follow_up_commit(root, repo.git_dir, target.to_rev, files, message, is_bench)
             guard.keep_all()  # the working tree matches the commit now: nothing to undo
             run = replace(run, commit=res.sha)
@@ -71,6 +72,14 @@ def _with_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Target, ch
             for w in res.warnings:
                 echo(f"bench-op: {w}")
     return _blocked_late(run)
+
+
+def _save_report(repo: RepoPaths, run: RunOutcome, target: Target) -> str:
+    """The whole report, for a commit message cut short: .git/bench-op/reports/<commit>.json."""
+    name = f"{(target.to_rev or 'HEAD')[:12]}.json"
+    path = os.path.join(repo.git_dir, "bench-op", "reports", name)
+    write_json(path, run_json(run, target))
+    return os.path.relpath(path, repo.root)
 
 
 @dataclass
@@ -91,8 +100,12 @@ class UserEdits:
         head_blob = gitrepo.git(self.root, "rev-parse", "-q", "--verify", f"{self.head}:{fr.path}",
                                 check=False).stdout.decode().strip()
         if entry is None or entry[1] != head_blob:
+            saved = ""
+            if fr.changed:  # the fix is not dropped: it waits in a patch
+                patch = save_patch(self.git_dir, fr.path, fr.before or b"", fr.after or b"")
+                saved = f"; the fix is saved as {patch}"
             return LeftAlone("it has staged changes that are not in HEAD (or is staged for removal); "
-                             "commit or unstage them, then run `bench-op run`")
+                             f"commit or unstage them, then run `bench-op run`{saved}")
         fixed = fr.after if fr.changed else fr.before
         if user is None or fixed is None:
             return LeftAlone("it is not a regular file in the working tree")

@@ -21,6 +21,7 @@ class Options:
     command: str | None = None
     directory: str | None = None  # -C DIR
     # what to compare
+    staged: bool = False  # --staged: HEAD vs the index, whatever pre-commit's range says
     from_ref: str | None = None
     to_ref: str | None = None
     all_files: bool = False

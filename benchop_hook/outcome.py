@@ -14,7 +14,9 @@ from benchop_hook.baseline import Comparison
 from benchop_hook.numbers import Number
 from benchop_hook.pipeline import FileResult, StaticResult
 
-OutcomeStatus = Literal["passed", "failed", "skipped", "blocked"]
+# "not-run": the file could not run on this machine (no GPU, a module or pytest missing in the benchmark
+# interpreter, --no-run); its static fix stands.
+OutcomeStatus = Literal["passed", "failed", "not-run", "blocked"]
 
 
 @dataclass(slots=True)
@@ -98,7 +100,8 @@ def components(outcomes: list[FileOutcome]) -> tuple[Component, ...]:
     return tuple(Component(frozenset(ps), tuple(members.get(root, ()))) for root, ps in paths.items())
 
 
-RunStatus = Literal["nothing-to-do", "done", "blocked"]
+# "fixed-not-run": the static fixes stand (and are committed) but no benchmark could run here: no numbers.
+RunStatus = Literal["nothing-to-do", "done", "fixed-not-run", "blocked"]
 
 
 @dataclass(frozen=True)

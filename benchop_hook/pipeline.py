@@ -138,6 +138,16 @@ class StaticResult:
         return [fr for fr in self.files if fr.changed or fr.would_change]
 
 
+def _dict_preview(site: CallSite, d: DictEdit) -> str:
+    """What a **dict fix does, as a preview: the call as it is, and the edit of the dict it splats."""
+    args = ", ".join(a.source if a.kind == "pos" else f"{a.keyword}={a.source}" if a.kind == "kw"
+                     else ("*" if a.kind == "star" else "**") + a.source for a in site.args)
+    name = next((a.source for a in site.args if a.kind == "dstar"), "the dict")
+    said = {"drop": "{k!r} removed", "rename": "{k!r} renamed to {v!r}", "add_kw": "{k}={v} added"}
+    edits = ", ".join(said[op.op].format(k=op.name, v=op.value) for op in d.ops if op.op in said)
+    return f"({args}) with {name} edited: {edits}"
+
+
 @dataclass
 class Sources:
     """The snapshots one run of the static pass reads."""
@@ -529,6 +539,8 @@ class StaticPass:
                     f.plan, f.why_not = None, "not rewritten: the splatted dict is not a literal bench-op can edit in place"
                     continue
                 dicts.append(d)
+                # the same words in check, fix and the commit message: the dict is edited, the call is not
+                f.plan = Plan(f.plan.ops, f.plan.notes, _dict_preview(s, d))
                 continue
             calls.append(CallEdit(s.lineno, s.col, s.end_lineno, s.end_col, f.plan.ops))
         if not calls and not imports and not dicts:
@@ -538,7 +550,7 @@ class StaticPass:
             return
         from benchop_hook.rewrite import rewrite  # libcst: only for files that will be rewritten
 
-        res = rewrite(data, calls, imports, dicts, renames)
+        res = rewrite(data, calls, imports, dicts, renames, line_length=self.config.line_length)
         if res.data is None or res.failed:
             for f in fr.findings:
                 if f.plan is not None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from benchop_hook.context import StaticContext
 from benchop_hook.dictfix import runtime_fix
+from benchop_hook.notrun import Environment
 from benchop_hook.outcome import FileOutcome, OutcomeStatus
 from benchop_hook.pipeline import FileResult
 from benchop_hook.report import fix_lines
@@ -60,6 +61,7 @@ class LoopContext:
     log_dir: str | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
     session_seconds: list[float] = field(default_factory=list)  # wall time of every pytest session run
+    env: Environment | None = None  # tells a module missing here from one the diff moved
 
 
 class FileRepair:
@@ -87,7 +89,7 @@ class FileRepair:
         out.runs += 1
         out.device = res.device or out.device
         out.gpus |= {t.gpu for t in res.tests if t.gpu}
-        v = verdict(res, ctx.root, ctx.is_bench)
+        v = verdict(res, ctx.root, ctx.is_bench, ctx.env)
         if v.kind == "interface" and v.failure is not None:
             if self.repairs >= ctx.max_iterations:
                 self._finish("blocked", f"still failing after {self.repairs} repair{'s' if self.repairs != 1 else ''}: {v.reason}")
@@ -113,7 +115,9 @@ class FileRepair:
                 out.notes.append(f"{v.skipped_no_gpu} case(s) skipped: no CUDA device visible")
             self._finish("passed", None)
         elif v.kind == "no-gpu":
-            self._finish("skipped", "no CUDA device is visible; the static fix stands")
+            self._finish("not-run", "no CUDA device is visible")
+        elif v.kind == "not-run":
+            self._finish("not-run", v.reason)
         elif v.kind == "no-numbers":
             self._finish("failed", v.reason)
         else:
@@ -168,6 +172,27 @@ def _culprit(res: RunResult, group: list[FileRepair]) -> FileRepair | None:
     return next((f for f in group if f.fr.path == path), None)
 
 
+def _environment_down(res: RunResult, ctx: LoopContext) -> bool:
+    """The session never started for a reason outside the repository (a conftest's missing module)."""
+    return (ctx.env is not None and not res.timed_out and res.crashed_signal is None and res.returncode != 0
+            and ctx.env.missing_module("\n".join(res.tail)) is not None)
+
+
+def _rerun_others(res: RunResult, group: list[FileRepair]) -> bool:
+    """When some files of a batch fail to collect, pytest runs none of the others (node ids it could not
+    find make it stop: "found no collectors"). The failing files get their own errors; the files with
+    no result of their own run again without them. True when that is what happened."""
+    erred = {n.split("::", 1)[0] for n, _ in res.errors}
+    ran = {t.nodeid.split("::", 1)[0] for t in res.tests}
+    silent = [f for f in group if f.fr.path not in erred and f.fr.path not in ran]
+    if not silent or not any(f.fr.path in erred for f in group):
+        return False
+    for f in group:
+        if f.fr.path in erred or f.fr.path in ran:
+            f.feed(_split(res, f.fr.path))
+    return True
+
+
 def repair_all(jobs: list[tuple[FileResult, bool]], ctx: LoopContext, gpus: list[str]) -> list[FileOutcome]:
     """Every affected file in one pytest session per round (one interpreter start, one CUDA init),
     split back per file; each file goes through the same state machine as on its own.
@@ -208,6 +233,12 @@ def repair_all(jobs: list[tuple[FileResult, bool]], ctx: LoopContext, gpus: list
             res = _run(ctx, targets, env, label, timeout=ctx.timeout * budget, extra_args=extra,
                        use_benchmark_json=any(f.uses_benchmark for f in group))
             died = res.timed_out or res.crashed_signal is not None or (not res.tests and not res.errors and res.collected == 0)
+            if not died and len(group) > 1 and res.errors and _rerun_others(res, group):
+                continue  # the files that failed to collect got their results; the others run again
+            if died and len(group) > 1 and _environment_down(res, ctx):
+                for f in group:  # a conftest importing what this interpreter lacks: the same for every file
+                    f.feed(res)
+                continue
             if died and len(group) > 1:
                 culprit = _culprit(res, group)
                 if culprit is not None:

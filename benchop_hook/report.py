@@ -180,8 +180,9 @@ def outcome_lines(o: FileOutcome) -> list[str]:
     if o.status == "passed":
         lines.append(f"bench-op: {o.path}: passed with numbers ({_plural(o.cases, 'case')}, {runs})")
         lines.extend("    " + row for row in table(o.numbers))
-    elif o.status == "skipped":
-        lines.append(f"bench-op: {o.path}: skipped: {o.reason} ({runs})")
+    elif o.status == "not-run":
+        ran = f" ({runs})" if o.runs else ""
+        lines.append(f"bench-op: {o.path}: not run here: {o.reason}; the static fix stands{ran}")
     else:
         word = "blocked" if o.status == "blocked" else "not done"
         lines.append(f"bench-op: {o.path}: {word}: {o.reason} ({runs})")
@@ -207,24 +208,35 @@ def hand_edit(fr: FileResult) -> Finding:
     return next(f for f in fr.findings if f.needs_action and not f.runtime_candidate)
 
 
+def not_run_why(outcomes: list[FileOutcome]) -> str:
+    """The reason files were not run, once: the shared one, or a pointer to the lines above."""
+    reasons = {o.reason or "" for o in outcomes}
+    return reasons.pop() if len(reasons) == 1 else "the reasons are above"
+
+
 def summary_line(run: RunOutcome) -> str:
     done = [o for o in run.outcomes if o.status == "passed" and not o.helper]
-    skipped = [o for o in run.outcomes if o.status == "skipped" and not o.helper]
-    helpers = [o for o in run.outcomes if o.helper and o.status in ("passed", "skipped")]
+    not_run = [o for o in run.outcomes if o.status == "not-run" and not o.helper]
+    helpers = [o for o in run.outcomes if o.helper and o.status in ("passed", "not-run")]
     bad = len([o for o in run.outcomes if o.bad]) + len(run.blocked_static)
     parts = []
     if done:
         parts.append(f"{_plural(len(done), 'benchmark file')} repaired and producing numbers")
-    if skipped:
-        why = "not run (--no-run)" if all(o.reason and "--no-run" in o.reason for o in skipped) else "not run: no GPU"
-        parts.append(f"{len(skipped)} fixed but {why}")
+    if not_run:
+        parts.append(f"{_plural(len(not_run), 'benchmark file')} fixed but not run ({not_run_why(not_run)})")
     if helpers:
         parts.append(f"{_plural(len(helpers), 'helper module')} fixed")
     if run.excluded:
-        parts.append(f"{len(run.excluded)} left alone")
+        parts.append(f"{_plural(len(run.excluded), 'benchmark file')} left alone")
     if bad:
-        parts.append(f"{bad} blocked")
-    return f"bench-op: {run.status}: " + (", ".join(parts) if parts else "nothing to do") + "."
+        parts.append(f"{_plural(bad, 'benchmark file')} blocked")
+    if not parts:
+        return "bench-op: nothing to do."
+    # the status word leads unless the sentence already says it ("blocked: 2 files blocked")
+    text = ", ".join(parts)
+    word = {"fixed-not-run": "fixed without numbers"}.get(run.status, run.status)
+    lead = "" if (run.status == "blocked" and len(parts) == 1 and bad) else f"{word}: "
+    return f"bench-op: {lead}{text}."
 
 
 def run_json(run: RunOutcome, target: Target) -> dict[str, Any]:
@@ -238,7 +250,7 @@ def run_json(run: RunOutcome, target: Target) -> dict[str, Any]:
     benches = [o.as_json() for o in run.outcomes]
     for fr in run.blocked_static:
         f = hand_edit(fr)
-        benches.append({"path": fr.path, "status": "failed", "iterations": 0, "numbers": [], "fixes": [],
+        benches.append({"path": fr.path, "status": "blocked", "iterations": 0, "numbers": [], "fixes": [],
                         "reason": f"{f.site.path}:{f.site.lineno}: {f.why_not or f.problem}"})
     data["benchmarks"] = benches
     if run.reason:
@@ -253,34 +265,46 @@ def run_json(run: RunOutcome, target: Target) -> dict[str, Any]:
     return data
 
 
-def commit_message(run: RunOutcome, files: Mapping[str, bytes]) -> str:
-    """The follow-up commit's message: subject, the Op changes, the rewrites, a short numbers table, trailer."""
-    groups = _grouped(run.result) if run.result is not None else []
+MESSAGE_LINES = 40  # a follow-up commit's message stays readable in `git log`
+
+
+def commit_message(run: RunOutcome, files: Mapping[str, bytes], *, full_report: str | None = None) -> str:
+    """The follow-up commit's message: the subject names the Ops behind the committed files; the body lists
+    only those Ops, then each rewrite, then a short numbers table; at most about MESSAGE_LINES lines, with
+    how many more and where the whole report is (`full_report`)."""
+    reached = {f.op for fr in (run.result.files if run.result is not None else ()) if fr.path in files
+               for f in fr.findings}
+    groups = [(c, kids) for c, kids in (_grouped(run.result) if run.result is not None else [])
+              if not reached or c.name in reached or any(k.name in reached for k in kids)]
     names = [os.path.basename(p) for p in sorted(files)]
     subject_files = ", ".join(names) if len(names) <= 2 else f"{len(names)} benchmark files"
     ops = [c.name for c, _ in groups]
     subject_ops = ", ".join(ops[:2]) + (f" and {len(ops) - 2} more" if len(ops) > 2 else "")
-    lines = [f"bench-op: align {subject_files} with the new {subject_ops} interface{'s' if len(ops) > 1 else ''}", ""]
+    subject = f"bench-op: align {subject_files} with the new {subject_ops} interface{'s' if len(ops) > 1 else ''}"
+    body: list[str] = []
     for c, kids in groups:
-        lines.append(c.headline())
+        body.append(c.headline())
         if kids:
-            lines.append("  inherited by " + ", ".join(k.name for k in kids))
-    lines += ["", "Rewrites:"]
+            body.append("  inherited by " + ", ".join(k.name for k in kids if not reached or k.name in reached))
     mine = [o for o in run.outcomes if o.path in files]
-    for o in mine:
-        lines.extend(f"- {fx}" for fx in o.fixes)
+    rewrites = [f"- {fx}" for o in mine for fx in o.fixes]
+    if rewrites:
+        body += ["", "Rewrites:", *rewrites]
     numbered = [o for o in mine if o.numbers]
-    if numbered:
-        lines.append("")
-        for o in numbered:
-            lines.append(f"Numbers for {o.path}" + (f" on {o.device}" if o.device else "") + ":")
-            rows = table(o.numbers)
-            if run.comparison is not None:
-                cases = list(dict.fromkeys(n.case for n in o.numbers))
-                rows = vs_parent_column(rows, cases, o.path, run.comparison)
-            lines.extend("  " + r for r in rows[:12])
-            if len(rows) > 12:
-                lines.append(f"  ... {len(rows) - 12} more cases")
-    lines.extend(f"{o.path}: not run ({o.reason})" for o in mine if o.status == "skipped")
-    lines += ["", TRAILER, ""]
-    return "\n".join(lines)
+    for o in numbered:
+        body += ["", f"Numbers for {o.path}" + (f" on {o.device}" if o.device else "") + ":"]
+        rows = table(o.numbers)
+        if run.comparison is not None:
+            cases = list(dict.fromkeys(n.case for n in o.numbers))
+            rows = vs_parent_column(rows, cases, o.path, run.comparison)
+        body.extend("  " + r for r in rows[:6])
+        if len(rows) > 6:
+            body.append(f"  ... {len(rows) - 6} more cases")
+    not_run = [o for o in mine if o.status == "not-run"]
+    if not_run:
+        body += ["", f"Not run here ({not_run_why(not_run)}): " + ", ".join(o.path for o in not_run)]
+    if len(body) > MESSAGE_LINES:
+        more = len(body) - MESSAGE_LINES
+        where = f" in {full_report}" if full_report else " in the JSON report (`bench-op run --json PATH`)"
+        body = [*body[:MESSAGE_LINES], f"... {more} more lines; the whole report is{where}"]
+    return "\n".join([subject, "", *body, "", TRAILER, ""])

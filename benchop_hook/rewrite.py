@@ -14,6 +14,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from benchop_hook.fixes import ArgOp
+from benchop_hook.wrap import Style, file_style, wrap_call
 
 
 @dataclass(frozen=True)
@@ -158,11 +159,22 @@ def edit_args(args: Sequence[cst.Arg], ops: Sequence[ArgOp]) -> list[cst.Arg]:
     return out
 
 
+@dataclass(frozen=True)
+class Layout:
+    """The project's line length and how this file wraps calls."""
+
+    limit: int
+    style: Style
+    lines: tuple[str, ...]  # the file's lines, without line ends
+
+
 class _Rewriter(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, calls: Sequence[CallEdit], imports: Sequence[ImportEdit], dicts: Sequence[DictEdit],
-                 name_renames: dict[str, str]) -> None:
+                 name_renames: dict[str, str], layout: Layout | None = None) -> None:
+        self.layout = layout
+        self.blocks: list[str] = [""]  # the indentation of each enclosing block
         self.calls = {(c.lineno, c.col, c.end_lineno, c.end_col): c for c in calls}
         self.dicts = {(d.lineno, d.col): d for d in dicts}
         self.imports = list(imports)
@@ -189,7 +201,40 @@ class _Rewriter(cst.CSTTransformer):
             self.failed.append(f"line {edit.lineno}: {exc}")
             return updated
         self.applied.add(key)
-        return updated.with_changes(args=new_args)
+        new = updated.with_changes(args=new_args)
+        if self.layout is not None and r.start.line == r.end.line:
+            return self._fit(r, new)
+        return new
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.default_indent = node.default_indent
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.blocks.append(self.blocks[-1] + (node.indent if node.indent is not None else self.default_indent))
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.BaseSuite:
+        self.blocks.pop()
+        return updated
+
+    def _fit(self, r: CodeRange, call: cst.Call) -> cst.BaseExpression:
+        """A one-line call that no longer fits the project's line length, wrapped as the file wraps calls."""
+        assert self.layout is not None
+        line = self.layout.lines[r.start.line - 1] if r.start.line <= len(self.layout.lines) else ""
+        if len(line) > self.layout.limit:
+            return call  # it did not fit before either: the user's own layout
+        code = cst.Module(body=[]).code_for_node
+        args = [code(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip() for a in call.args]
+        func = code(call.func)
+        text = wrap_call(func, args, column=r.start.column, suffix=line[r.end.column:], limit=self.layout.limit,
+                         style=self.layout.style, line_indent=line[: len(line) - len(line.lstrip())],
+                         block=len(self.blocks[-1]))
+        if text is None:
+            return call
+        try:
+            wrapped = cst.parse_expression(text)
+        except Exception:  # noqa: BLE001 - a layout that does not parse is not used
+            return call
+        return wrapped.with_changes(lpar=call.lpar, rpar=call.rpar) if isinstance(wrapped, cst.Call) else call
 
     def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.BaseExpression:
         r = self._pos(original)
@@ -298,12 +343,17 @@ LARGE = 512 * 1024  # above this, libcst parses only the top-level statements th
 
 
 def rewrite(data: bytes, calls: Sequence[CallEdit] = (), imports: Sequence[ImportEdit] = (),
-            dicts: Sequence[DictEdit] = (), name_renames: dict[str, str] | None = None) -> RewriteResult:
+            dicts: Sequence[DictEdit] = (), name_renames: dict[str, str] | None = None,
+            line_length: int | None = None) -> RewriteResult:
     if len(data) > LARGE and not name_renames and not imports:
         res = _rewrite_by_statement(data, calls, dicts)
         if res is not None:
             return res
-    return _rewrite_module(data, calls, imports, dicts, name_renames)
+    layout = None
+    if line_length:
+        text = data.decode("utf-8-sig", "replace")
+        layout = Layout(line_length, file_style(text), tuple(text.splitlines()))
+    return _rewrite_module(data, calls, imports, dicts, name_renames, layout)
 
 
 def _rewrite_by_statement(data: bytes, calls: Sequence[CallEdit], dicts: Sequence[DictEdit]) -> RewriteResult | None:
@@ -362,13 +412,14 @@ def _rewrite_by_statement(data: bytes, calls: Sequence[CallEdit], dicts: Sequenc
 
 
 def _rewrite_module(data: bytes, calls: Sequence[CallEdit], imports: Sequence[ImportEdit],
-                    dicts: Sequence[DictEdit], name_renames: dict[str, str] | None) -> RewriteResult:
+                    dicts: Sequence[DictEdit], name_renames: dict[str, str] | None,
+                    layout: Layout | None = None) -> RewriteResult:
     try:
         module = cst.parse_module(data)
     except Exception as exc:  # noqa: BLE001 - libcst raises several error types
         return RewriteResult(None, 0, [f"libcst could not parse it: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"])
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}))
+    tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}), layout)
     try:
         new = wrapper.visit(tr)
     except Exception as exc:  # noqa: BLE001 - a rewrite never raises: its failure is a result

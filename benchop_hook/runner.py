@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from benchop_hook.errors import EXIT_USAGE, BenchOpError
+from benchop_hook.notrun import CannotRun
 
 PLUGIN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pytest_plugin")
 _ECHO_LINES = 400  # lines of a run's output shown on the terminal; the full log is kept in a file
@@ -94,6 +95,12 @@ def resolve_python(root: str, cli_value: str | None, cfg_value: str | None) -> I
     raise BenchOpError("no Python found to run the benchmarks: set [tool.bench-op] python to your project's interpreter.")
 
 
+def no_pytest(interp: Interpreter) -> str:
+    return (f"{interp.path} (from {interp.source}) cannot import pytest: install pytest there "
+            f"(`{interp.path} -m pip install pytest`), or point --python / [tool.bench-op] python at the "
+            "project's interpreter")
+
+
 def probe(interp: Interpreter) -> Interpreter:
     """Check the interpreter imports pytest; learn which optional plugins it has. One line on failure."""
     code = ("import importlib.util as u, pytest; "
@@ -107,8 +114,7 @@ def probe(interp: Interpreter) -> Interpreter:
         raise BenchOpError(f"{interp.path} did not start within 120 s: check that interpreter.") from None
     if proc.returncode != 0:
         if "No module named" in proc.stderr and "pytest" in proc.stderr:
-            raise BenchOpError(f"{interp.path} (from {interp.source}) cannot import pytest: install pytest there, "
-                               "or point --python / [tool.bench-op] python at the project's interpreter.")
+            raise CannotRun(no_pytest(interp))
         last = (proc.stderr.strip().splitlines() or ["exit " + str(proc.returncode)])[-1]
         raise BenchOpError(f"{interp.path} (from {interp.source}) failed to start: {last}")
     xdist, bench = (w == "True" for w in proc.stdout.split()[:2])
@@ -354,8 +360,7 @@ def run_pytest(
                         log_path=log_path, last_started=out.last_started)
         if not _read_plugin(result_json, res):
             if rc != 0 and any("No module named pytest" in line for line in res.tail):
-                raise BenchOpError(f"{interp.path} (from {interp.source}) cannot import pytest: install pytest there, "
-                                   "or point --python / [tool.bench-op] python at the project's interpreter.")
+                raise CannotRun(no_pytest(interp))
             _read_junit(junit, res)
         if os.path.exists(bench_json):
             with open(bench_json, encoding="utf-8") as f:

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 
 from benchop_hook import gitrepo
-from benchop_hook.errors import GitError, UsageError
+from benchop_hook.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -31,8 +31,10 @@ class Target:
 
 
 def resolve(root: str, *, all_files: bool, from_ref: str | None, to_ref: str | None,
-            use_env: bool = True) -> Target:
-    if use_env and not all_files and from_ref is None and to_ref is None:
+            use_env: bool = True, staged: bool = False) -> Target:
+    if staged and (all_files or from_ref or to_ref):
+        raise UsageError("--staged compares HEAD with the index; drop --all-files / --from-ref / --to-ref.")
+    if use_env and not staged and not all_files and from_ref is None and to_ref is None:
         from_ref = os.environ.get("PRE_COMMIT_FROM_REF") or None
         to_ref = os.environ.get("PRE_COMMIT_TO_REF") or None
     if all_files:
@@ -47,7 +49,7 @@ def resolve(root: str, *, all_files: bool, from_ref: str | None, to_ref: str | N
         head = gitrepo.git(root, "rev-parse", "-q", "--verify", "HEAD", check=False).stdout.decode().strip()
         return Target("range", from_ref, to_ref, frm, to, to_is_head=(to == head))
     if not gitrepo.has_commits(root):
-        raise GitError("the repository has no commits yet, so there is no earlier version to compare with: "
+        raise UsageError("the repository has no commits yet, so there is no earlier version to compare with: "
                        "commit first, or use --all-files.")
     return Target("staged", to_is_head=False)
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from benchop_hook.notrun import Environment
 from benchop_hook.numbers import Number, for_case, from_pytest_benchmark
 from benchop_hook.runner import Failure, RunResult
 
@@ -30,7 +31,9 @@ _NO_GPU = re.compile(
     r"CUDA is not available|cuda unavailable|requires? (?:a )?(?:CUDA|GPU)|no GPU", re.IGNORECASE)
 
 
-VerdictKind = Literal["passed", "no-numbers", "no-gpu", "interface", "failed", "timeout", "crash", "no-tests"]
+_CONFTEST = re.compile(r"while loading conftest '([^']+)'")
+
+VerdictKind = Literal["passed", "no-numbers", "no-gpu", "not-run", "interface", "failed", "timeout", "crash", "no-tests"]
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,39 @@ def no_gpu(f: Failure | None, skip_reason: str | None = None) -> bool:
     return bool(_NO_GPU.search(text)) or (skip_reason is not None and bool(re.search(r"\b(cuda|gpu)\b", skip_reason, re.I)))
 
 
-def verdict(res: RunResult, root: str, is_bench: Callable[[str], bool]) -> Verdict:
+def _not_run(f: Failure, root: str, is_bench: Callable[[str], bool], env: Environment | None) -> str | None:
+    """A missing module outside the repository (or the repository's own package not installed): the reason
+    the file could not run here, at the benchmark's own import line."""
+    if env is None or f.type not in ("ImportError", "ModuleNotFoundError", "CollectionError"):
+        return None
+    why = env.missing_module(f.message)
+    if why is None:
+        return None
+    at = bench_frame(f, root, is_bench)
+    return why.replace("': ", f"' (at {at[0]}:{at[1]}): ", 1) if at else why
+
+
+def _collection_verdict(res: RunResult, root: str, is_bench: Callable[[str], bool],
+                        env: Environment | None) -> Verdict:
+    """A file that failed to collect: not run here, an interface error, no GPU, or the failure itself."""
+    for nodeid, f in res.errors:
+        why = _not_run(f, root, is_bench, env)
+        if why:
+            return Verdict("not-run", why, f, nodeid)
+    for nodeid, f in res.errors:
+        if interface_failure(f, root, is_bench):
+            return Verdict("interface", f.headline(), f, nodeid)
+    nodeid, f = res.errors[0]
+    if no_gpu(f):
+        return Verdict("no-gpu", f.headline(), f, nodeid)
+    where = raised_at(root, f)
+    first = _first_error_line(f.message) if f.type == "CollectionError" else f.headline()
+    at = bench_frame(f, root, is_bench)
+    own = f" at {at[0]}:{at[1]}" if at and f"{at[0]}:{at[1]}" != where else ""
+    return Verdict("failed", f"{first}{own}" + (f" (raised at {where})" if where else "") + f" while collecting {nodeid or 'the file'}", f, nodeid)
+
+
+def verdict(res: RunResult, root: str, is_bench: Callable[[str], bool], env: Environment | None = None) -> Verdict:
     if res.timed_out:
         running = f" (it was running {res.last_started})" if res.last_started else ""
         return Verdict("timeout", f"timed out after {res.seconds:.0f} s{running}; its whole process group was killed")
@@ -72,17 +107,13 @@ def verdict(res: RunResult, root: str, is_bench: Callable[[str], bool]) -> Verdi
     if sig:
         running = f" in {res.last_started}" if res.last_started else ""
         return Verdict("crash", f"the benchmark process was killed by {sig}{running}")
-    for nodeid, f in res.errors:
-        if interface_failure(f, root, is_bench):
-            return Verdict("interface", f.headline(), f, nodeid)
     if res.errors:
-        nodeid, f = res.errors[0]
-        if no_gpu(f):
-            return Verdict("no-gpu", f.headline(), f, nodeid)
-        where = raised_at(root, f)
-        first = _first_error_line(f.message) if f.type == "CollectionError" else f.headline()
-        return Verdict("failed", f"{first}" + (f" (raised at {where})" if where else "") + f" while collecting {nodeid or 'the file'}", f, nodeid)
+        return _collection_verdict(res, root, is_bench, env)
     failed = [t for t in res.tests if t.outcome == "failed"]
+    for t in failed:
+        why = _not_run(t.failure, root, is_bench, env) if t.failure else None
+        if why:
+            return Verdict("not-run", why, t.failure, t.nodeid)
     for t in failed:
         if t.failure and interface_failure(t.failure, root, is_bench):
             return Verdict("interface", t.failure.headline(), t.failure, t.nodeid)
@@ -105,6 +136,12 @@ def verdict(res: RunResult, root: str, is_bench: Callable[[str], bool]) -> Verdi
             return Verdict("no-gpu", "no CUDA device is visible", skipped_no_gpu=skipped_gpu)
         if res.tests:
             return Verdict("no-tests", "every case was skipped: " + ((res.tests[0].skip_reason or "").strip() or "no reason given"))
+        why = env.missing_module("\n".join(res.tail)) if env is not None and res.returncode != 0 else None
+        if why:  # a conftest that imports a module this interpreter lacks: no session at all
+            conftest = next((m.group(1) for m in map(_CONFTEST.search, res.tail) if m), None)
+            if conftest:
+                why = why.replace("': ", f"' (in {_rel(root, conftest)}): ", 1)
+            return Verdict("not-run", why)
         tail = next((line for line in reversed(res.tail) if line.strip()), "")
         return Verdict("no-tests", f"pytest ran no test (exit {res.returncode}){': ' + tail[:200] if tail else ''}")
     if not numbers:

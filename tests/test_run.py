@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import time
-import venv
 from pathlib import Path
 
 from conftest import REDUCTION_N_DIM, Repo, reduction_change
@@ -166,7 +165,7 @@ def test_no_gpu_is_a_skip_unless_required(repo: Repo, tmp_path: Path) -> None:
     repo.git("add", "-A")
     r, data = run_json(repo, tmp_path)
     cuda = next(b for b in data["benchmarks"] if b["path"] == "benchmarks/ops/bench_cuda.py")
-    assert cuda["status"] == "skipped", cuda
+    assert cuda["status"] == "not-run" and cuda["reason"] == "no CUDA device is visible", cuda
     assert "GemmOp(64, 64, 64, dtype=torch.float32)" in repo.read("benchmarks/ops/bench_cuda.py"), "the static fix stands"
     assert r.returncode == 0, r.stdout
     repo.replace("pyproject.toml", "timeout = 300", "timeout = 300\nrequire-gpu = true")
@@ -174,19 +173,6 @@ def test_no_gpu_is_a_skip_unless_required(repo: Repo, tmp_path: Path) -> None:
     repo.git("add", "pyproject.toml")
     r, data = run_json(repo, tmp_path)
     assert r.returncode == 1 and data["status"] == "blocked"
-
-
-def test_interpreter_without_pytest(repo: Repo, tmp_path: Path) -> None:
-    env_dir = tmp_path / "bare"
-    venv.EnvBuilder(with_pip=False).create(env_dir)
-    reduction_change(repo)
-    repo.git("add", "-A")
-    before = repo.snapshot()
-    r = repo.bench_op("run", "--python", str(env_dir / "bin" / "python"))
-    assert r.returncode == 1
-    assert "cannot import pytest" in r.stderr and "Traceback" not in r.stderr
-    assert len([ln for ln in r.stderr.splitlines() if ln.startswith("bench-op:")]) == 1
-    assert repo.snapshot() == before
 
 
 def test_passing_without_numbers_is_not_done(repo: Repo, tmp_path: Path) -> None:

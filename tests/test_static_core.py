@@ -247,7 +247,7 @@ def test_no_commits_and_bad_ref_are_clear_errors(tmp_path) -> None:
     fresh = R(d)
     fresh.git("init", "-q")
     r = fresh.bench_op("check")
-    assert r.returncode == 1 and "no commits yet" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 2 and "no commits yet" in r.stderr and "Traceback" not in r.stderr
     repo = make_repo(tmp_path / "r")
     r = repo.bench_op("check", "--from-ref", "nope", "--to-ref", "HEAD")
     assert r.returncode == 2 and "'nope' is not a commit" in r.stderr

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchop_hook.commands.common import quick, static
+from benchop_hook.commands.common import quick, restrict, static
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
 from benchop_hook.options import Options
 
@@ -20,7 +20,9 @@ def main(opts: Options) -> int:
         return EXIT_OK
     from benchop_hook.report import render_check, static_json, write_json
 
-    result, _ = static(repo, cfg, target, changes, rewrite=False)
+    # The same plan as `fix` and the follow-up commit (the rewrite is made, and not written): the same
+    # calls counted, the same edit described.
+    result = restrict(static(repo, cfg, target, changes, only=opts.shard() or None)[0], opts.shard())
     print(render_check(result))
     if opts.json:
         data = static_json(result)

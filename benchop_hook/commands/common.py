@@ -36,10 +36,14 @@ def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
            rewrite: bool = True) -> tuple[StaticResult, StaticContext]:
     """The static pass, and what it learned for the repair loop. Imports the heavy modules: call it only
     when there is work."""
+    import dataclasses
+
     from benchop_hook.history import History
     from benchop_hook.pipeline import Sources, StaticPass
+    from benchop_hook.wrap import project_line_length
 
     root = repo.root
+    cfg = dataclasses.replace(cfg, line_length=project_line_length(root))  # a rewritten call fits it
     links: list[str] = []
     tracked = gitrepo.list_tracked(root, links=links)
     if target.mode == "all":
@@ -60,10 +64,21 @@ def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
     return sp.run(), sp.context()
 
 
+def restrict(result: StaticResult, shard: frozenset[str]) -> StaticResult:
+    """Benchmark files named on the command line restrict check and fix as they restrict run."""
+    if not shard:
+        return result
+    import dataclasses
+
+    return dataclasses.replace(result, files=[fr for fr in result.files if fr.path in shard],
+                               skipped=[(p, w) for p, w in result.skipped if p in shard])
+
+
 def quick(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config, Target, list[gitrepo.Change] | None]:
     """Everything up to "is any op file in the diff?"; changes None means there is nothing to do."""
     repo, cfg = open_repo(opts)
-    target = resolve(repo.root, all_files=opts.all_files, from_ref=opts.from_ref, to_ref=opts.to_ref)
+    target = resolve(repo.root, all_files=opts.all_files, from_ref=opts.from_ref, to_ref=opts.to_ref,
+                     staged=opts.staged)
     if target.mode == "staged" and gitrepo.has_unmerged(repo.root):
         from benchop_hook.errors import GitError
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from benchop_hook.commands.common import quick, static
+from benchop_hook.commands.common import quick, restrict, static
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK, BenchOpError
 from benchop_hook.options import Options
 
@@ -18,7 +18,7 @@ def main(opts: Options) -> int:
     from benchop_hook.files import write_file
     from benchop_hook.report import render_check, static_json, unified_diff, write_json
 
-    result, _ = static(repo, cfg, target, changes)
+    result = restrict(static(repo, cfg, target, changes, only=opts.shard() or None)[0], opts.shard())
     if opts.diff:
         for fr in result.rewritten:
             sys.stdout.write(unified_diff(fr.path, fr.before, fr.after))

@@ -39,6 +39,31 @@ def _exc(excinfo: Any) -> dict[str, Any]:
     return {"type": type(excinfo.value).__name__, "message": msg[:4000], "frames": _frames(excinfo)}
 
 
+def _own_frames(tb: Any) -> list[dict[str, Any]]:
+    """A traceback's frames without pytest's, pluggy's and importlib's: the benchmark's own import chain."""
+    out: list[dict[str, Any]] = []
+    while tb is not None:
+        path = tb.tb_frame.f_code.co_filename
+        if not any(part in path for part in ("_pytest", "pluggy", "<frozen", "importlib")):
+            out.append({"path": path, "line": tb.tb_lineno, "name": tb.tb_frame.f_code.co_name})
+        tb = tb.tb_next
+    return out[-40:]
+
+
+def _cause(excinfo: Any) -> dict[str, Any] | None:
+    """The exception a collection error wraps (pytest raises CollectError `from` the ImportError): what the
+    benchmark's own import raised, with its frames, instead of a frame inside `_pytest`."""
+    exc = excinfo.value
+    inner = exc.__cause__ or exc.__context__
+    if inner is None or type(exc).__name__ != "CollectError":
+        return None
+    try:
+        msg = str(inner)
+    except Exception:  # noqa: BLE001 - an exception whose __str__ raises is still reported
+        msg = "<unprintable>"
+    return {"type": type(inner).__name__, "message": msg[:4000], "frames": _own_frames(inner.__traceback__)}
+
+
 def _pin_worker_to_its_gpu() -> None:
     """Each xdist worker gets one GPU: BENCHOP_GPUS="0,2,5", worker gwN the N-th.
 
@@ -117,6 +142,7 @@ def pytest_exception_interact(node: Any, call: Any, report: Any) -> None:
     info = _exc(call.excinfo)
     nodeid = str(getattr(report, "nodeid", None) or getattr(node, "nodeid", ""))
     if getattr(report, "when", None) is None or report.when == "collect" or not hasattr(report, "when"):
+        info = _cause(call.excinfo) or info
         info["nodeid"] = nodeid
         _errors.append(info)
     else:

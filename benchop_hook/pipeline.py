@@ -31,7 +31,7 @@ from benchop_hook.fixes import (
 )
 from benchop_hook.history import History
 from benchop_hook.locate import analyze
-from benchop_hook.modules import ClassRef, ModuleInfo, ParseCache, Project, resolve_relative
+from benchop_hook.modules import ClassRef, ModuleInfo, ParseCache, Project, resolve_relative, walk_list
 from benchop_hook.paths import Paths
 from benchop_hook.signatures import Signature, free_names, is_constant_source
 from benchop_hook.target import Target
@@ -794,9 +794,9 @@ class StaticPass:
 def _all_imports(mi: ModuleInfo) -> list[tuple[str, tuple[str, ...]]]:
     """Module-level imports, then `from m import X` inside functions (a benchmark may import its Op locally)."""
     out: list[tuple[str, tuple[str, ...]]] = list(mi.imports.items())
-    for node in ast.walk(mi.tree) if mi.tree is not None else ():
+    for node in mi.nodes():
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for sub in ast.walk(node):
+            for sub in walk_list(node):
                 if isinstance(sub, ast.ImportFrom):
                     base = resolve_relative(mi.module, mi.is_package, sub.level, sub.module)
                     out.extend((a.asname or a.name, ("attr", base, a.name)) for a in sub.names if a.name != "*")

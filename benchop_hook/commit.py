@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -31,6 +30,8 @@ def merge3(root: str, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
         return theirs
     if theirs == base or ours == theirs:
         return ours
+    import tempfile  # here, not at the top: the hook's no-op path imports this module for ENV_GUARD
+
     with tempfile.TemporaryDirectory(prefix="bench-op-merge-") as d:
         paths = []
         for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
@@ -77,6 +78,8 @@ def follow_up_commit(root: str, git_dir: str, head: str, files: dict[str, bytes]
             mode = gitrepo.file_mode(root, head, path)
             blobs[path] = (mode, blob)
             gitrepo.git(root, "update-index", "--cacheinfo", f"{mode},{blob},{path}", env=env)
+        import tempfile
+
         with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:
             f.write(message)
             msg_path = f.name

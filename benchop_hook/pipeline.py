@@ -391,7 +391,7 @@ class StaticPass:
         """The changes of the classes that can reach the call and that matter to it; and how many classes can."""
         method = site.method
         relevant: list[OpChange | None] = []
-        for a in site.atoms:
+        for a in sorted(site.atoms, key=repr):  # a set: in one order, so the change named is the same each run
             if isinstance(a, ClassRef) and method is None:
                 relevant.append(by_new.get(a))
             elif isinstance(a, Instance) and method is not None:
@@ -687,8 +687,9 @@ class StaticPass:
         suspect: dict[tuple[int, int], tuple[CallSite, str]] = {}
         calls, classes, unknown = 0, set[str](), list[Note]()
         for site in sites:
-            classes_ = [a for a in site.atoms if isinstance(a, ClassRef) and self.new_p.is_op(a)]
-            insts = [a.cls for a in site.atoms if isinstance(a, Instance) and self.new_p.is_op(a.cls)]
+            atoms = sorted(site.atoms, key=repr)  # a set: the first broken class named is the same each run
+            classes_ = [a for a in atoms if isinstance(a, ClassRef) and self.new_p.is_op(a)]
+            insts = [a.cls for a in atoms if isinstance(a, Instance) and self.new_p.is_op(a.cls)]
             sigs = [(r, call_signature(self.new_p, r, site.method)) for r in (classes_ if site.method is None else insts)]
             judged = [(r, sig) for r, sig in sigs if sig is not None]
             if not judged:

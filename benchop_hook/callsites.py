@@ -14,7 +14,7 @@ import ast
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
-from benchop_hook.modules import ClassRef, ModuleInfo, ModuleRef, dotted
+from benchop_hook.modules import ClassRef, ModuleInfo, ModuleRef, child_nodes, dotted, walk_list
 from benchop_hook.signatures import Segments
 
 UNKNOWN = "?"
@@ -129,7 +129,7 @@ def local_binding(fn: ast.AST, name: str, params: Iterable[str]) -> ast.expr | N
     """
     if name in params:
         return None
-    assigns = [n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+    assigns = [n for n in walk_list(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
                and any(isinstance(t, ast.Name) and t.id == name for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
     if len(assigns) != 1 or not isinstance(assigns[0], ast.Assign):
         return None
@@ -188,12 +188,20 @@ class ModuleAnalyzer:
         self.scopes: dict[ast.AST, _Scope] = {}
         self.parents: dict[ast.AST, ast.AST] = {}
         self.helper_calls: list[tuple[str, ast.Call, _Scope]] = []
+        self._walks: dict[ast.AST, list[ast.AST]] = {}
         if self.tree is not None:
             self._collect(self.tree, self.module_scope)
 
+    def _walk(self, fn: ast.AST) -> list[ast.AST]:
+        """`ast.walk(fn)` as a list, kept: the same function is searched again for each name asked about."""
+        out = self._walks.get(fn)
+        if out is None:
+            out = self._walks[fn] = walk_list(fn)
+        return out
+
     # -- scope collection
     def _collect(self, node: ast.AST, scope: _Scope) -> None:
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             self.parents[child] = node
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 scope.defined_funcs[child.name] = child
@@ -268,7 +276,7 @@ class ModuleAnalyzer:
             if (isinstance(item, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "PARAMS" for t in item.targets)) or (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.target.id == "PARAMS"):
                 table = item.value
             elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "get_params":
-                returned = [n.value for n in ast.walk(item) if isinstance(n, ast.Return) and n.value is not None]
+                returned = [n.value for n in self._walk(item) if isinstance(n, ast.Return) and n.value is not None]
                 fscope = self.scopes.get(item)
                 if len(returned) == 1 and returned[0] is not None and fscope is not None:
                     table = _Scoped(returned[0], fscope)
@@ -301,7 +309,7 @@ class ModuleAnalyzer:
         if fn is None or depth > 4 or self._lookup_scope(call.func.id, scope) is not self.module_scope:
             return None
         fscope = self.scopes.get(fn)
-        returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
+        returns = [n for n in self._walk(fn) if isinstance(n, ast.Return)]
         if fscope is None or len(returns) != 1 or returns[0].value is None:
             return [None]
         value = returns[0].value
@@ -310,12 +318,12 @@ class ModuleAnalyzer:
         if not isinstance(value, ast.Name):
             return [None]
         name = value.id
-        binds = [n for n in ast.walk(fn) if any(isinstance(t, ast.Name) and t.id == name for t in _bound_names(n))]
+        binds = [n for n in self._walk(fn) if any(isinstance(t, ast.Name) and t.id == name for t in _bound_names(n))]
         start = [b for b in binds if isinstance(b, ast.Assign)]
         if len(start) != 1 or not isinstance(start[0].value, ast.List):
             return [None]
         items: list[ast.expr] = list(start[0].value.elts)
-        for n in ast.walk(fn):
+        for n in self._walk(fn):
             if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name:
                 if not isinstance(n.value, (ast.List, ast.Tuple)):
                     return [None]
@@ -872,7 +880,7 @@ class ModuleAnalyzer:
         elif isinstance(value, ast.Name) and scope.node is not None and value.id not in scope.params:
             fn = scope.node
             name = value.id
-            binds = [n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With,
+            binds = [n for n in self._walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With,
                                                              ast.NamedExpr, ast.comprehension))
                      and any(isinstance(t, ast.Name) and t.id == name for t in _bound_names(n))]
             if len(binds) != 1 or not isinstance(binds[0], ast.Assign) or len(binds[0].targets) != 1:
@@ -884,7 +892,7 @@ class ModuleAnalyzer:
                 return None
             if isinstance(node, ast.List):
                 # A list may be changed in place anywhere it is named; a tuple cannot.
-                for n in ast.walk(fn):
+                for n in self._walk(fn):
                     if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
                         parent = self.parents.get(n)
                         if not isinstance(parent, ast.Starred):
@@ -937,7 +945,7 @@ class ModuleAnalyzer:
         if items is None:
             return None
         # Later `d["k"] = v` writes with literal keys extend it; anything else (update, del, pop) gives up.
-        for n in ast.walk(fn):
+        for n in self._walk(fn):
             if isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name for t in n.targets):
                 t = next(t for t in n.targets if isinstance(t, ast.Subscript))
                 if isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str):

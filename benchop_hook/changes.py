@@ -250,8 +250,8 @@ def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: 
             for ref in _classes_in(new_p, path):
                 if ref in seen or not new_p.is_op(ref):
                     continue
-                bases = set(new_p.ancestors(ref))
-                through = next((b for b in bases if b in frontier), None)
+                # The nearest changed ancestor, in base order: one answer whatever the hash seed.
+                through = next((b for b in new_p.ancestors(ref) if b in frontier), None)
                 if through is None:
                     continue
                 seen.add(ref)

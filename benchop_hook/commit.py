@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -31,6 +30,8 @@ def merge3(root: str, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
         return theirs
     if theirs == base or ours == theirs:
         return ours
+    import tempfile  # here, not at the top: the hook's no-op path imports this module for ENV_GUARD
+
     with tempfile.TemporaryDirectory(prefix="bench-op-merge-") as d:
         paths = []
         for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
@@ -77,22 +78,7 @@ def follow_up_commit(root: str, git_dir: str, head: str, files: dict[str, bytes]
             mode = gitrepo.file_mode(root, head, path)
             blobs[path] = (mode, blob)
             gitrepo.git(root, "update-index", "--cacheinfo", f"{mode},{blob},{path}", env=env)
-        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:
-            f.write(message)
-            msg_path = f.name
-        try:
-            # Hooks are off for this one commit: the trailer and ENV_GUARD keep bench-op from reacting to it
-            # even where a hook does run (an amend, a cherry-pick), and no other hook re-runs on it.
-            # After a cherry-pick's own commit, CHERRY_PICK_HEAD is still there: without --reset-author
-            # git would give this commit the picked commit's author (git allows the flag only then).
-            picking = ["--reset-author"] if os.path.exists(os.path.join(git_dir, "CHERRY_PICK_HEAD")) else []
-            proc = gitrepo.git(root, "-c", f"core.hooksPath={no_hooks}", "commit", "--no-verify", "-q",
-                               "--no-edit", *picking, "-F", msg_path, env=env, check=False)
-        finally:
-            os.unlink(msg_path)
-        if proc.returncode != 0:
-            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise BenchOpError(f"git commit refused the follow-up commit: {err[-1] if err else 'exit ' + str(proc.returncode)}")
+        _commit_index(root, git_dir, env, no_hooks, message)
     finally:
         if os.path.exists(tmp_index):
             os.unlink(tmp_index)  # our own temporary index (git removes its own lock on it)
@@ -109,6 +95,28 @@ def follow_up_commit(root: str, git_dir: str, head: str, files: dict[str, bytes]
         if proc.returncode != 0:
             warnings.append(f"committed, but the index entry of {path} still holds the old content: run `git reset -q -- {path}`")
     return CommitResult(sha, sorted(files), warnings)
+
+
+def _commit_index(root: str, git_dir: str, env: dict[str, str], no_hooks: str, message: str) -> None:
+    """`git commit` of the temporary index in `env`, with `message`; BenchOpError when git refuses."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:
+        f.write(message)
+        msg_path = f.name
+    try:
+        # Hooks are off for this one commit: the trailer and ENV_GUARD keep bench-op from reacting to it
+        # even where a hook does run (an amend, a cherry-pick), and no other hook re-runs on it.
+        # After a cherry-pick's own commit, CHERRY_PICK_HEAD is still there: without --reset-author
+        # git would give this commit the picked commit's author (git allows the flag only then).
+        picking = ["--reset-author"] if os.path.exists(os.path.join(git_dir, "CHERRY_PICK_HEAD")) else []
+        proc = gitrepo.git(root, "-c", f"core.hooksPath={no_hooks}", "commit", "--no-verify", "-q",
+                           "--no-edit", *picking, "-F", msg_path, env=env, check=False)
+    finally:
+        os.unlink(msg_path)
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise BenchOpError(f"git commit refused the follow-up commit: {err[-1] if err else 'exit ' + str(proc.returncode)}")
 
 
 def pre_commit_stash(ppid: int | None = None) -> bytes | None:

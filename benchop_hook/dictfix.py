@@ -140,7 +140,7 @@ def _dict_ops(site: CallSite, ctx: StaticContext, change: OpChange, old_sig: Sig
 
 def _change_for(site: CallSite, f: Failure, changes: tuple[OpChange, ...]) -> OpChange | None:
     by_new = {c.new: c for c in changes if c.new is not None}
-    for a in site.atoms:
+    for a in sorted(site.atoms, key=repr):  # a set: the same change each run, whatever the hash seed
         if isinstance(a, ClassRef) and a in by_new and site.method is None:
             return by_new[a]
         if isinstance(a, Instance) and a.cls in by_new and site.method is not None:

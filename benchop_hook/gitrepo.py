@@ -11,6 +11,7 @@ reads of the staged tree, which must see the index git is about to commit.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import time
@@ -151,6 +152,18 @@ def staged_changes(root: str) -> list[Change]:
     return parse_name_status(out)
 
 
+def staged_changes_if_head(root: str) -> list[Change] | None:
+    """`staged_changes`, or None before the first commit (nothing to compare with), in one git process
+    where a repository with commits is concerned: the no-op hook pays for each process it starts."""
+    proc = git(root, "diff", "--cached", "--name-status", "-z", "-M", "--no-ext-diff",
+               "--ignore-submodules", "HEAD", env=clean_env(keep_index=True), check=False)
+    if proc.returncode == 0:
+        return parse_name_status(proc.stdout)
+    if not has_commits(root):
+        return None
+    return staged_changes(root)  # the failure, reported as before
+
+
 def range_changes(root: str, from_rev: str, to_rev: str) -> list[Change]:
     out = git(root, "diff", "--name-status", "-z", "-M", "--no-ext-diff", "--ignore-submodules",
               from_rev, to_rev).stdout
@@ -234,12 +247,12 @@ class WorkTree(Snapshot):
 
 
 class GitSnapshot(Snapshot):
-    """A commit or the index, read through GitPython's persistent cat-file process."""
+    """A commit or the index, read through one persistent `git cat-file --batch` process, started when the
+    first blob is read. (GitPython did this before; importing it cost more than a static pass's parsing
+    of a large commit's op files.)"""
 
     def __init__(self, root: str, rev: str | None) -> None:
-        import git as gitpython  # heavy: only once there is real work
-
-        self._repo = gitpython.Repo(root)
+        self._proc: subprocess.Popen[bytes] | None = None
         self._rev = rev
         self._entries: dict[str, bytes] | None = None
         self._root = root
@@ -264,11 +277,37 @@ class GitSnapshot(Snapshot):
             return None
         data = self._blobs.get(sha)
         if data is None:
-            data = self._blobs[sha] = self._repo.odb.stream(sha).read()
+            data = self._blobs[sha] = self._cat(sha.hex())
+        return data
+
+    def _cat(self, sha: str) -> bytes:
+        if self._proc is None:
+            self._proc = subprocess.Popen(("git", "cat-file", "--batch"), cwd=self._root, env=clean_env(),
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        proc = self._proc
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(sha.encode() + b"\n")
+        proc.stdin.flush()
+        header = proc.stdout.readline().split()
+        if len(header) != 3:
+            raise GitError(f"git cat-file failed: cannot read object {sha}")
+        size = int(header[2])
+        data = proc.stdout.read(size)
+        proc.stdout.read(1)  # the newline after each object
         return data
 
     def close(self) -> None:
-        self._repo.close()
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.close()
+            proc.wait()
+            proc.stdout.close()
+
+    def __del__(self) -> None:
+        # Nobody closes a snapshot explicitly: its cat-file process ends (EOF) when the snapshot goes.
+        with contextlib.suppress(Exception):
+            self.close()
 
 
 # ---------------------------------------------------------------------------

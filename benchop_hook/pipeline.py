@@ -31,7 +31,7 @@ from benchop_hook.fixes import (
 )
 from benchop_hook.history import History
 from benchop_hook.locate import analyze
-from benchop_hook.modules import ClassRef, ModuleInfo, ParseCache, Project, resolve_relative
+from benchop_hook.modules import ClassRef, ModuleInfo, ParseCache, Project, resolve_relative, walk_list
 from benchop_hook.paths import Paths
 from benchop_hook.signatures import Signature, free_names, is_constant_source
 from benchop_hook.target import Target
@@ -391,7 +391,7 @@ class StaticPass:
         """The changes of the classes that can reach the call and that matter to it; and how many classes can."""
         method = site.method
         relevant: list[OpChange | None] = []
-        for a in site.atoms:
+        for a in sorted(site.atoms, key=repr):  # a set: in one order, so the change named is the same each run
             if isinstance(a, ClassRef) and method is None:
                 relevant.append(by_new.get(a))
             elif isinstance(a, Instance) and method is not None:
@@ -687,8 +687,9 @@ class StaticPass:
         suspect: dict[tuple[int, int], tuple[CallSite, str]] = {}
         calls, classes, unknown = 0, set[str](), list[Note]()
         for site in sites:
-            classes_ = [a for a in site.atoms if isinstance(a, ClassRef) and self.new_p.is_op(a)]
-            insts = [a.cls for a in site.atoms if isinstance(a, Instance) and self.new_p.is_op(a.cls)]
+            atoms = sorted(site.atoms, key=repr)  # a set: the first broken class named is the same each run
+            classes_ = [a for a in atoms if isinstance(a, ClassRef) and self.new_p.is_op(a)]
+            insts = [a.cls for a in atoms if isinstance(a, Instance) and self.new_p.is_op(a.cls)]
             sigs = [(r, call_signature(self.new_p, r, site.method)) for r in (classes_ if site.method is None else insts)]
             judged = [(r, sig) for r, sig in sigs if sig is not None]
             if not judged:
@@ -794,9 +795,9 @@ class StaticPass:
 def _all_imports(mi: ModuleInfo) -> list[tuple[str, tuple[str, ...]]]:
     """Module-level imports, then `from m import X` inside functions (a benchmark may import its Op locally)."""
     out: list[tuple[str, tuple[str, ...]]] = list(mi.imports.items())
-    for node in ast.walk(mi.tree) if mi.tree is not None else ():
+    for node in mi.nodes():
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for sub in ast.walk(node):
+            for sub in walk_list(node):
                 if isinstance(sub, ast.ImportFrom):
                     base = resolve_relative(mi.module, mi.is_package, sub.level, sub.module)
                     out.extend((a.asname or a.name, ("attr", base, a.name)) for a in sub.names if a.name != "*")

@@ -101,12 +101,12 @@ def interface_ctor_changed(root: str, cfg: config_mod.Config, target: Target,
                            changes: list[gitrepo.Change]) -> bool:
     """A workload or helper class's constructor changed: two blobs per touched file, read by one
     `git cat-file`, compared with `ast` (no libcst, no GitPython on this path)."""
-    from benchop_hook.interfaces import constructor_changed
-
     is_interface = Paths(cfg).interface
     touched = [c for c in changes if any(p and is_interface(p) for p in (c.old_path, c.new_path))]
     if not touched:
         return False
+    from benchop_hook.interfaces import constructor_changed
+
     old_rev = "HEAD" if target.mode == "staged" else target.from_rev
     new_rev = "" if target.mode == "staged" else target.to_rev
     specs: list[str] = []

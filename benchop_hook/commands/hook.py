@@ -58,9 +58,9 @@ def _detect_stage(git_dir: str) -> str:
 
 
 def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) -> int:
-    if not gitrepo.has_commits(repo.root):
+    changes = gitrepo.staged_changes_if_head(repo.root)
+    if changes is None:
         return EXIT_OK  # the first commit: nothing to compare it with
-    changes = gitrepo.staged_changes(repo.root)
     staged = {p for c in changes for p in (c.old_path, c.new_path) if p}
     explicit = [f for f in opts.files if f not in staged]
     only = opts.only

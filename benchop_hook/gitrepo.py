@@ -1,7 +1,7 @@
 """The only place that talks to git.
 
-Two layers: plain `git` subprocesses for the fast path (what changed? is this
-our own commit? what state is the repo in?), and GitPython, imported lazily,
+Plain `git` subprocesses for the fast path (what changed? is this our own
+commit? what state is the repo in?), and one long-lived `git cat-file --batch`
 for reading many blobs of old and new trees once there is real work to do.
 
 Hooks inherit `GIT_INDEX_FILE`, `GIT_DIR` and friends from the git command

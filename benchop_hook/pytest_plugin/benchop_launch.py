@@ -29,8 +29,14 @@ def _warm() -> None:
 
 
 def main() -> int:
-    import pytest
-
+    try:
+        import pytest
+    except ModuleNotFoundError as exc:
+        if exc.name != "pytest":
+            raise
+        # word for word what `python -m pytest` says, which bench-op turns into "install pytest there"
+        print(f"{sys.executable}: No module named pytest", file=sys.stderr)
+        return 1
     _warm()
     line = sys.stdin.readline()
     if not line.strip():

@@ -16,10 +16,10 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from benchop_hook.commands.common import static
 from benchop_hook.config import Config, parse_gpus
-from benchop_hook.context import StaticContext
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK, BenchOpError, UsageError
 from benchop_hook.files import TreeGuard, save_patch
 from benchop_hook.gitrepo import Change, RepoPaths
@@ -29,10 +29,12 @@ from benchop_hook.notrun import CannotRun, Environment
 from benchop_hook.options import Options
 from benchop_hook.outcome import Component, FileOutcome, RunOutcome, components
 from benchop_hook.pipeline import FileResult, StaticResult
-from benchop_hook.repair import LoopContext, repair_all
 from benchop_hook.report import fix_lines, hand_edit, outcome_lines, render_check, unified_diff
 from benchop_hook.runner import Interpreter, Warm, probe, resolve_python, uses_benchmark_fixture
 from benchop_hook.target import Target
+
+if TYPE_CHECKING:  # the repair loop (libcst) is imported when a run starts: the early pytest starts first
+    from benchop_hook.context import StaticContext
 
 
 def echo(line: str) -> None:
@@ -285,6 +287,8 @@ def run(interp: Interpreter, cfg: Config, limits: Settings, repo: RepoPaths, ctx
 def _run(cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext, sel: Selection,
          runnable: list[FileResult], guard: TreeGuard, changes: list[Change],
          interp: Interpreter, warm: Warm | None) -> tuple[list[FileOutcome], list[float]]:
+    from benchop_hook.repair import LoopContext, repair_all
+
     echo(f"bench-op: running benchmarks with {interp.path} (from {interp.source})")
     jobs = [(fr, not any(f.runtime_candidate for f in fr.findings)) for fr in sel.tested if fr in runnable]
     jobs += [(fr, True) for fr in sel.importers]

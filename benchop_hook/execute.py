@@ -96,7 +96,23 @@ def _start_warm(root: str, opts: Options, cfg: Config) -> Warm | None:
         interp = resolve_python(root, opts.python, cfg.python)
     except BenchOpError:
         return None  # said once, below, where it has always been said
-    return Warm(interp, root)
+    return Warm(interp, root, warm_modules(root, cfg))
+
+
+def warm_modules(root: str, cfg: Config) -> tuple[str, ...]:
+    """What the early process imports before the project's conftest: torch, unless a conftest next to the
+    benchmarks may set the environment first (torch reads some of it when imported): then only pytest."""
+    tops = {g.split("/", 1)[0] for g in cfg.benchmark_paths if "/" in g}
+    dirs = {""} | {t for t in tops if "*" not in t}
+    for d in sorted(dirs):
+        try:
+            with open(os.path.join(root, d, "conftest.py"), "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        if b"environ" in data or b"putenv" in data:
+            return ()
+    return ("torch",)
 
 
 def _execute(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes: list[Change],

@@ -4,7 +4,9 @@ For each repetition: a fresh copy of the fixture library (tests/fixtures/minitil
 ReduceOp change committed, so that its benchmarks build the Op the old way; plus a benchmark file
 where one function builds a changed Op and one does not. Then:
   - `bench-op run --from-ref HEAD~1 --to-ref HEAD --no-commit` (the whole hook: static pass,
-    runs, report), timed, with the number of benchmark executions per fixed file from its JSON;
+    runs, report), timed, with the number of benchmark executions per fixed file from its JSON
+    (its pytest sessions are timed from the moment they get their node ids: the first one's
+    interpreter was started before the static pass, and its start-up overlaps with it);
   - a plain `python -m pytest <the same node ids>` of the fixed file(s), timed;
   - a plain `python -m pytest <whole file>` for the mixed file (what running whole files would cost).
 Runs where it is started: the CPU here, CUDA on the device machine.

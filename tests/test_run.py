@@ -277,3 +277,17 @@ def test_early_started_pytest_without_pytest_says_install_it(tmp_path: Path) -> 
         assert "install pytest there" in exc.message
     else:
         raise AssertionError("a run without pytest must say so")
+
+
+def test_early_start_leaves_torch_to_a_conftest_that_sets_the_environment(tmp_path: Path) -> None:
+    from benchop_hook.config import load
+    from benchop_hook.execute import warm_modules
+
+    (tmp_path / "pyproject.toml").write_text('[tool.bench-op]\nbenchmark-paths = ["benchmarks/**/*.py"]\n')
+    (tmp_path / "benchmarks").mkdir()
+    cfg = load(str(tmp_path))
+    assert warm_modules(str(tmp_path), cfg) == ("torch",)
+    (tmp_path / "benchmarks" / "conftest.py").write_text("import pytest\nimport torch\n")
+    assert warm_modules(str(tmp_path), cfg) == ("torch",)
+    (tmp_path / "benchmarks" / "conftest.py").write_text("import os\nos.environ['CUBLAS_WORKSPACE_CONFIG'] = ':4096:8'\nimport torch\n")
+    assert warm_modules(str(tmp_path), cfg) == ()

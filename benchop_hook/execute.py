@@ -16,11 +16,11 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from benchop_hook.commands.common import static
 from benchop_hook.config import Config, parse_gpus
-from benchop_hook.context import StaticContext
-from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK, UsageError
+from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK, BenchOpError, UsageError
 from benchop_hook.files import TreeGuard, save_patch
 from benchop_hook.gitrepo import Change, RepoPaths
 from benchop_hook.gpus import choose_gpus
@@ -29,10 +29,12 @@ from benchop_hook.notrun import CannotRun, Environment
 from benchop_hook.options import Options
 from benchop_hook.outcome import Component, FileOutcome, RunOutcome, components
 from benchop_hook.pipeline import FileResult, StaticResult
-from benchop_hook.repair import LoopContext, repair_all
 from benchop_hook.report import fix_lines, hand_edit, outcome_lines, render_check, unified_diff
-from benchop_hook.runner import Interpreter, probe, resolve_python, uses_benchmark_fixture
+from benchop_hook.runner import Interpreter, Warm, probe, resolve_python, uses_benchmark_fixture
 from benchop_hook.target import Target
+
+if TYPE_CHECKING:  # the repair loop (libcst) is imported when a run starts: the early pytest starts first
+    from benchop_hook.context import StaticContext
 
 
 def echo(line: str) -> None:
@@ -80,6 +82,42 @@ def execute(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes
     stays (the files of good components are not kept yet).
     """
     limits = settings(opts, cfg)
+    warm = None if opts.no_run else _start_warm(repo.root, opts, cfg)
+    try:
+        return _execute(opts, repo, cfg, target, changes, guard, limits, warm, bench_from, prepare, finalize)
+    finally:
+        if warm is not None:
+            warm.close()  # nothing took it (nothing to run, blocked, an error, Ctrl-C): it goes now
+
+
+def _start_warm(root: str, opts: Options, cfg: Config) -> Warm | None:
+    """The benchmark interpreter, started now: it imports pytest and torch while the static pass runs."""
+    try:
+        interp = resolve_python(root, opts.python, cfg.python)
+    except BenchOpError:
+        return None  # said once, below, where it has always been said
+    return Warm(interp, root, warm_modules(root, cfg))
+
+
+def warm_modules(root: str, cfg: Config) -> tuple[str, ...]:
+    """What the early process imports before the project's conftest: torch, unless a conftest next to the
+    benchmarks may set the environment first (torch reads some of it when imported): then only pytest."""
+    tops = {g.split("/", 1)[0] for g in cfg.benchmark_paths if "/" in g}
+    dirs = {""} | {t for t in tops if "*" not in t}
+    for d in sorted(dirs):
+        try:
+            with open(os.path.join(root, d, "conftest.py"), "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        if b"environ" in data or b"putenv" in data:
+            return ()
+    return ("torch",)
+
+
+def _execute(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes: list[Change],
+             guard: TreeGuard, limits: Settings, warm: Warm | None, bench_from: str, prepare: Prepare | None,
+             finalize: bool) -> RunOutcome:
     result, ctx = static(repo, cfg, target, changes, bench_from=bench_from, only=opts.only)
     wrote = bool(result.changes or result.findings)
     echo(render_check(result, wrote=True).rsplit("\n", 1)[0] if wrote else render_check(result))
@@ -103,7 +141,7 @@ def execute(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes
     runnable, excluded = write(sel, guard, prepare)
     if interp is None:
         return _static_only(result, sel, runnable, excluded, guard, finalize)
-    outcomes, seconds = run(interp, cfg, limits, repo, ctx, sel, runnable, guard, changes)
+    outcomes, seconds = run(interp, cfg, limits, repo, ctx, sel, runnable, guard, changes, warm)
     comps, written = settle(outcomes, guard, repo.git_dir, finalize=finalize)
     for o in outcomes:
         for line in outcome_lines(o):
@@ -249,13 +287,13 @@ def static_outcome(fr: FileResult, content: bytes, reason: str = "--no-run",
 
 def run(interp: Interpreter, cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext,
         sel: Selection, runnable: list[FileResult], guard: TreeGuard,
-        changes: list[Change]) -> tuple[list[FileOutcome], list[float]]:
+        changes: list[Change], warm: Warm | None = None) -> tuple[list[FileOutcome], list[float]]:
     """Run and repair the benchmark files; the helpers' outcomes follow from their importers'. Returns every
     outcome and the wall time of each pytest session."""
     try:
         if any(uses_benchmark_fixture(guard.read(fr.path)) for fr in runnable):
             interp = probe(interp)  # is pytest-benchmark there, for its JSON?
-        return _run(cfg, limits, repo, ctx, sel, runnable, guard, changes, interp)
+        return _run(cfg, limits, repo, ctx, sel, runnable, guard, changes, interp, warm)
     except CannotRun as exc:  # no pytest there: nothing runs, every static fix stands
         echo(f"bench-op: not running the benchmarks: {exc.message}")
         return [static_outcome(fr, guard.current.get(fr.path, fr.after or fr.before or b""), exc.message,
@@ -264,7 +302,9 @@ def run(interp: Interpreter, cfg: Config, limits: Settings, repo: RepoPaths, ctx
 
 def _run(cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext, sel: Selection,
          runnable: list[FileResult], guard: TreeGuard, changes: list[Change],
-         interp: Interpreter) -> tuple[list[FileOutcome], list[float]]:
+         interp: Interpreter, warm: Warm | None) -> tuple[list[FileOutcome], list[float]]:
+    from benchop_hook.repair import LoopContext, repair_all
+
     echo(f"bench-op: running benchmarks with {interp.path} (from {interp.source})")
     jobs = [(fr, not any(f.runtime_candidate for f in fr.findings)) for fr in sel.tested if fr in runnable]
     jobs += [(fr, True) for fr in sel.importers]
@@ -277,7 +317,7 @@ def _run(cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext, sel
         max_iterations=limits.max_iterations, pytest_args=cfg.pytest_args, echo=echo, write=guard.write,
         read=guard.read, log_dir=os.path.join(repo.git_dir, "bench-op", "logs"),
         extra_env={"CUDA_VISIBLE_DEVICES": gpus[0]} if len(gpus) == 1 else {},
-        env=Environment.of(repo.root, interp.path, changes),
+        env=Environment.of(repo.root, interp.path, changes), warm=warm,
     )
     outcomes = repair_all(jobs, ctx_loop, gpus)
     for o in outcomes:

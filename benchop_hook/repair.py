@@ -18,7 +18,7 @@ from benchop_hook.notrun import Environment
 from benchop_hook.outcome import FileOutcome, OutcomeStatus
 from benchop_hook.pipeline import FileResult
 from benchop_hook.report import fix_lines
-from benchop_hook.runner import Interpreter, RunResult, run_pytest, uses_benchmark_fixture
+from benchop_hook.runner import Interpreter, RunResult, Warm, run_pytest, uses_benchmark_fixture
 from benchop_hook.triage import verdict
 
 
@@ -62,6 +62,7 @@ class LoopContext:
     extra_env: dict[str, str] = field(default_factory=dict)
     session_seconds: list[float] = field(default_factory=list)  # wall time of every pytest session run
     env: Environment | None = None  # tells a module missing here from one the diff moved
+    warm: Warm | None = None  # a pytest process started early: the first session takes it
 
 
 class FileRepair:
@@ -134,7 +135,7 @@ def _run(ctx: LoopContext, targets: list[str], env: dict[str, str], label: str, 
     ctx.echo(f"bench-op: running {' '.join(targets)}{label}")
     res = run_pytest(ctx.interp, ctx.root, targets, timeout=timeout, pytest_args=(*ctx.pytest_args, *extra_args),
                      echo=lambda s: ctx.echo("    " + s), log_dir=ctx.log_dir, extra_env={**ctx.extra_env, **env},
-                     use_benchmark_json=use_benchmark_json)
+                     use_benchmark_json=use_benchmark_json, warm=ctx.warm)
     ctx.session_seconds.append(res.seconds)
     return res
 

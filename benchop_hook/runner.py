@@ -9,6 +9,7 @@ fallback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -312,6 +313,60 @@ def _pump(proc: subprocess.Popen[bytes], out: _Output, *, deadline: float) -> bo
     return timed_out
 
 
+class Warm:
+    """A pytest process started early (`pytest_plugin/benchop_launch.py`): its interpreter start and the
+    heavy imports overlap with the static pass; the first run hands it its argv and environment, after
+    the benchmark files are written. Used at most once; `close()` ends it when nothing took it."""
+
+    def __init__(self, interp: Interpreter, root: str, warm_modules: Sequence[str] = ("torch",)) -> None:
+        self.path, self.root = interp.path, root
+        env = _child_env({"PYTHONPATH": _pythonpath(), "BENCHOP_WARM": ",".join(warm_modules)})
+        self.proc: subprocess.Popen[bytes] | None = None
+        try:
+            self.proc = subprocess.Popen([interp.path, "-m", "benchop_launch"], cwd=root, env=env,
+                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.PIPE,
+                                         start_new_session=True)
+        except OSError:
+            self.proc = None  # the run starts it cold and says what is wrong
+
+    def take(self, interp: Interpreter, root: str, argv: Sequence[str],
+             env: dict[str, str]) -> subprocess.Popen[bytes] | None:
+        """The process, now running pytest with `argv` in `env`; None when it cannot be used (then the
+        caller starts one cold, and this one is ended)."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return None
+        if interp.path != self.path or root != self.root or proc.poll() is not None or proc.stdin is None:
+            _end(proc)
+            return None
+        try:
+            proc.stdin.write(json.dumps({"argv": list(argv), "env": env}).encode() + b"\n")
+            proc.stdin.close()
+        except OSError:
+            _end(proc)
+            return None
+        return proc
+
+    def close(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            _end(proc)
+
+
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    for f in (proc.stdin, proc.stdout):
+        if f is not None:
+            with contextlib.suppress(OSError):
+                f.close()
+    _kill_group(proc)
+    with contextlib.suppress(subprocess.TimeoutExpired):  # it has had SIGKILL: not worth waiting longer for
+        proc.wait(timeout=5)
+
+
+def _pythonpath() -> str:
+    return os.pathsep.join(p for p in (PLUGIN_DIR, os.environ.get("PYTHONPATH", "")) if p)
+
+
 def run_pytest(
     interp: Interpreter,
     root: str,
@@ -323,6 +378,7 @@ def run_pytest(
     log_dir: str | None = None,
     extra_env: dict[str, str] | None = None,
     use_benchmark_json: bool = False,
+    warm: Warm | None = None,
 ) -> RunResult:
     with tempfile.TemporaryDirectory(prefix="bench-op-") as tmp:
         result_json = os.path.join(tmp, "result.json")
@@ -332,8 +388,7 @@ def run_pytest(
         bench_json = os.path.join(tmp, "benchmark.json")
         if use_benchmark_json and interp.has_pytest_benchmark:
             cmd.append(f"--benchmark-json={bench_json}")
-        pythonpath = os.pathsep.join(p for p in (PLUGIN_DIR, os.environ.get("PYTHONPATH", "")) if p)
-        env = _child_env({"PYTHONPATH": pythonpath, "BENCHOP_RESULT": result_json, **(extra_env or {})})
+        env = _child_env({"PYTHONPATH": _pythonpath(), "BENCHOP_RESULT": result_json, **(extra_env or {})})
         log_path = None
         log = None
         if log_dir:
@@ -341,8 +396,9 @@ def run_pytest(
             log_path = os.path.join(log_dir, "last-run.log")
             log = open(log_path, "wb")  # noqa: SIM115 - closed in finally
         start = time.monotonic()
+        proc = warm.take(interp, root, cmd[3:], env) if warm is not None else None
         try:
-            proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            proc = proc or subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, start_new_session=True)
         except OSError as exc:
             if log:

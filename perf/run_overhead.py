@@ -4,8 +4,11 @@ For each repetition: a fresh copy of the fixture library (tests/fixtures/minitil
 ReduceOp change committed, so that its benchmarks build the Op the old way; plus a benchmark file
 where one function builds a changed Op and one does not. Then:
   - `bench-op run --from-ref HEAD~1 --to-ref HEAD --no-commit` (the whole hook: static pass,
-    runs, report), timed, with the number of benchmark executions per fixed file from its JSON;
-  - a plain `python -m pytest <the same node ids>` of the fixed file(s), timed;
+    runs, report), timed, with the number of benchmark executions per fixed file from its JSON
+    (its pytest sessions are timed from the moment they get their node ids: the first one's
+    interpreter was started before the static pass, and its start-up overlaps with it);
+  - a plain `python -m pytest <the same node ids>` of the fixed file(s), timed; and the same with the
+    options and environment bench-op gives its sessions (its plugin, JUnit XML, no bytecode written);
   - a plain `python -m pytest <whole file>` for the mixed file (what running whole files would cost).
 Runs where it is started: the CPU here, CUDA on the device machine.
 
@@ -107,6 +110,18 @@ def main() -> None:
         if p2.returncode != 0:
             raise SystemExit(p2.stdout[-3000:])
         rows.setdefault("plain pytest of the same node ids", []).append(plain_s)
+        # the same node ids with what bench-op adds to a session (its plugin, JUnit XML, no bytecode
+        # written): tells the cost of bench-op's own options from the rest of the hook's
+        plugin = os.path.join(ROOT, "benchop_hook", "pytest_plugin")
+        t0 = time.perf_counter()
+        p3 = subprocess.run([sys.executable, "-m", "pytest", *targets, "-v", "-p", "benchop_collect", "-p",
+                             "no:cacheprovider", f"--junitxml={os.path.join(tmp, 'j.xml')}", "-o", "junit_family=xunit1"],
+                            cwd=repo, capture_output=True, text=True,
+                            env=dict(ENV, PYTHONPATH=plugin, PYTHONDONTWRITEBYTECODE="1",
+                                     BENCHOP_RESULT=os.path.join(tmp, "r.json")))
+        if p3.returncode != 0:
+            raise SystemExit(p3.stdout[-3000:])
+        rows.setdefault("plain pytest, same ids, bench-op's options", []).append(time.perf_counter() - t0)
         whole_s, _ = sh([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider",
                          *sorted({t.split("::")[0] for t in targets})], repo)
         rows.setdefault("plain pytest of the whole files", []).append(whole_s)

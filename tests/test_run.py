@@ -219,3 +219,75 @@ def test_numbers_from_pytest_benchmark_json(repo: Repo, tmp_path: Path) -> None:
     assert pb["status"] == "passed"
     (n,) = [n for n in pb["numbers"] if n["case"] == "test_sum_pytest_benchmark"]
     assert n["name"] == "latency" and n["unit"] == "ms" and n["value"] > 0
+
+
+WARM_TEST = '''import os
+import sys
+
+
+def test_started_early():
+    assert "wave" in sys.modules  # imported before the node ids came, not by this file
+    assert os.environ["BENCHOP_MARK"] == "handed"  # the run's environment, not the early start's
+'''
+
+
+def test_early_started_pytest_imports_first_then_runs_what_it_is_handed(tmp_path: Path) -> None:
+    from benchop_hook.runner import Interpreter, Warm, run_pytest
+
+    interp = Interpreter(sys.executable, "test")
+    warm = Warm(interp, str(tmp_path), ("wave",))
+    (tmp_path / "test_warm.py").write_text(WARM_TEST)  # written after the start, as the rewrites are
+    res = run_pytest(interp, str(tmp_path), ["test_warm.py"], timeout=120, echo=lambda s: None, warm=warm,
+                     extra_env={"BENCHOP_MARK": "handed"})
+    assert [(t.nodeid, t.outcome) for t in res.tests] == [("test_warm.py::test_started_early", "passed")], res.tail
+    assert warm.proc is None  # taken once: a second session starts cold
+    cold = run_pytest(interp, str(tmp_path), ["test_warm.py"], timeout=120, echo=lambda s: None, warm=warm,
+                      extra_env={"BENCHOP_MARK": "handed"})
+    assert [t.outcome for t in cold.tests] == ["failed"]
+
+
+def test_early_started_pytest_nothing_took_is_ended(tmp_path: Path) -> None:
+    from benchop_hook.runner import Interpreter, Warm
+
+    unused = Warm(Interpreter(sys.executable, "test"), str(tmp_path), ())
+    assert unused.proc is not None
+    pid = unused.proc.pid
+    unused.close()
+    assert not _alive(pid)
+    # asked for by another interpreter: ended, and the run starts its own
+    other = Warm(Interpreter(sys.executable, "test"), str(tmp_path), ())
+    assert other.proc is not None
+    pid = other.proc.pid
+    taken = other.take(Interpreter("/elsewhere/python", "test"), str(tmp_path), ["test_ok.py"], {})
+    assert taken is None and other.proc is None and not _alive(pid)
+
+
+def test_early_started_pytest_without_pytest_says_install_it(tmp_path: Path) -> None:
+    from benchop_hook.notrun import CannotRun
+    from benchop_hook.runner import Interpreter, Warm, run_pytest
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True)
+    interp = Interpreter(str(tmp_path / "bare" / "bin" / "python"), "test")
+    warm = Warm(interp, str(tmp_path), ())
+    time.sleep(0.5)  # it may have ended already or not yet: either way the same answer
+    (tmp_path / "test_ok.py").write_text("def test_ok():\n    pass\n")
+    try:
+        run_pytest(interp, str(tmp_path), ["test_ok.py"], timeout=120, echo=lambda s: None, warm=warm)
+    except CannotRun as exc:
+        assert "install pytest there" in exc.message
+    else:
+        raise AssertionError("a run without pytest must say so")
+
+
+def test_early_start_leaves_torch_to_a_conftest_that_sets_the_environment(tmp_path: Path) -> None:
+    from benchop_hook.config import load
+    from benchop_hook.execute import warm_modules
+
+    (tmp_path / "pyproject.toml").write_text('[tool.bench-op]\nbenchmark-paths = ["benchmarks/**/*.py"]\n')
+    (tmp_path / "benchmarks").mkdir()
+    cfg = load(str(tmp_path))
+    assert warm_modules(str(tmp_path), cfg) == ("torch",)
+    (tmp_path / "benchmarks" / "conftest.py").write_text("import pytest\nimport torch\n")
+    assert warm_modules(str(tmp_path), cfg) == ("torch",)
+    (tmp_path / "benchmarks" / "conftest.py").write_text("import os\nos.environ['CUBLAS_WORKSPACE_CONFIG'] = ':4096:8'\nimport torch\n")
+    assert warm_modules(str(tmp_path), cfg) == ()

@@ -268,10 +268,10 @@ class ModuleAnalyzer:
             if (isinstance(item, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "PARAMS" for t in item.targets)) or (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.target.id == "PARAMS"):
                 table = item.value
             elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "get_params":
-                returns = [n for n in ast.walk(item) if isinstance(n, ast.Return) and n.value is not None]
+                returned = [n.value for n in ast.walk(item) if isinstance(n, ast.Return) and n.value is not None]
                 fscope = self.scopes.get(item)
-                if len(returns) == 1 and fscope is not None:
-                    table = _Scoped(returns[0].value, fscope)  # type: ignore[arg-type]
+                if len(returned) == 1 and returned[0] is not None and fscope is not None:
+                    table = _Scoped(returned[0], fscope)
         if table is None:
             return None
         inner, tscope = (table.node, table.scope) if isinstance(table, _Scoped) else (table, None)
@@ -858,8 +858,9 @@ class ModuleAnalyzer:
                 return f"{what}: a parameter" + (" (from pytest parametrize)" if value.id in s.param_values else "")
             if value.id in s.assigns or value.id in s.loops:
                 vals = s.assigns.get(value.id, [])
-                if vals and all(isinstance(v, ast.Call) for v in vals):
-                    return f"{what}: the result of {self.segment(vals[0].func)}()"  # type: ignore[attr-defined]
+                first = vals[0] if vals else None
+                if isinstance(first, ast.Call) and all(isinstance(v, ast.Call) for v in vals):
+                    return f"{what}: the result of {self.segment(first.func)}()"
                 return f"{what}: its contents are not fully visible"
             s = s.up()
         return f"{what}: defined elsewhere"

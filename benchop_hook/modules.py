@@ -217,9 +217,13 @@ def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = N
         for sub in (*node.body, *node.orelse):
             _read_toplevel(sub, mi, segments)
     elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
-        for sub in node.body:  # type: ignore[attr-defined]
+        # (ast.TryStar, Python 3.11+, has the same fields as ast.Try.)
+        body: list[ast.stmt] = getattr(node, "body", [])
+        handlers: list[ast.ExceptHandler] = getattr(node, "handlers", [])
+        for sub in body:
             _read_toplevel(sub, mi, segments)
-        for sub in (*node.orelse, *node.finalbody, *(s for h in node.handlers for s in h.body)):  # type: ignore[attr-defined]
+        rest = (*getattr(node, "orelse", []), *getattr(node, "finalbody", []), *(s for h in handlers for s in h.body))
+        for sub in rest:
             mi.names.update(_bound_at_top(sub))
 
 

@@ -47,6 +47,7 @@ STAGES: tuple[tuple[str, str, str], ...] = (
 
 _totals: dict[str, list[float]] = {}  # label -> [seconds, calls]
 _active: set[str] = set()
+_wrappers: set[Callable[..., Any]] = set()  # the timed wrappers, so that one is never wrapped twice
 _start = time.perf_counter()
 
 
@@ -75,7 +76,7 @@ def _wrap(fn: Callable[..., Any], label: str) -> Callable[..., Any]:
                 calls = 0
                 yield item
 
-        timed_gen.__benchop_timed__ = True  # type: ignore[attr-defined]
+        _wrappers.add(timed_gen)
         return timed_gen
 
     @functools.wraps(fn)
@@ -90,7 +91,7 @@ def _wrap(fn: Callable[..., Any], label: str) -> Callable[..., Any]:
             _active.discard(label)
             _add(label, time.perf_counter() - t0, 1)
 
-    timed.__benchop_timed__ = True  # type: ignore[attr-defined]
+    _wrappers.add(timed)
     return timed
 
 
@@ -106,7 +107,7 @@ def install() -> None:
             cls, name = attr.split(".")
             owner = getattr(mod, cls)
         orig = getattr(owner, name)
-        if getattr(orig, "__benchop_timed__", False):
+        if orig in _wrappers:
             continue
         new = _wrap(orig, label)
         setattr(owner, name, new)

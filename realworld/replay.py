@@ -455,10 +455,10 @@ def _class_like(text: str | None) -> set[str]:
 
 
 _DEFINITIONS = """\
-How each call is counted (only calls the engineers fixed mechanically count: their new call passes no
-value the old call did not pass or that is not a variable at hand, and every parameter both signatures
-have keeps its value; calls they changed beyond that, and calls that still bound with the same meaning,
-are listed apart and not counted):
+How each call is counted (only calls the engineers fixed mechanically count: every value their new call
+passes that the old call did not is a name already in the file, no splat is added, and every parameter
+both signatures have keeps its value; calls they changed beyond that, and calls that still bound with the
+same meaning, are counted apart and not in the denominator):
   same             bench-op rewrote the call and it binds the new constructor as the engineers' call does
                    (same class, same value on every parameter), or is the same text
   different        bench-op rewrote it and the binding differs; "meaning differs" when a parameter gets

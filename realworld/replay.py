@@ -12,7 +12,9 @@ subprocess, and compares call by call with the engineers' benchmark edits in tha
   different  bench-op rewrote it and the binding differs (a "meaning differs" rewrite when a
              parameter both pass gets a different value, or one drops a value the other passes)
   reported   bench-op left it and reported it (a finding that needs a hand edit)
-  to the run bench-op left it to the run (splatted **params: the repair loop fixes those from the traceback)
+  to the run bench-op left it unrewritten as "unknown: the run decides": the call splats a *args or
+             **kwargs whose contents bench-op can't see (built at run time, e.g. from a manifest), so it
+             can't prove a rewritten call binds; the run's traceback decides and the repair loop fixes it
   missed     the engineers changed it; bench-op neither rewrote nor reported it
   unwanted   bench-op rewrote a call the engineers left alone
 
@@ -358,8 +360,10 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
                                    for p_, ln in lines)
                     if hit(run_lines):
                         t.to_run += 1
+                        t.lines.append(f"  left to the run: {new_path}:{o.node.lineno} {o.text} (engineers: {e.text})")
                     elif hit(reported_lines):
                         t.reported += 1
+                        t.lines.append(f"  reported: {new_path}:{o.node.lineno} {o.text} (engineers: {e.text})")
                     else:
                         t.missed += 1
                         t.lines.append(f"  missed: {new_path}:{o.node.lineno} {o.text} (engineers: {e.text})")
@@ -450,6 +454,24 @@ def _class_like(text: str | None) -> set[str]:
     return out
 
 
+_DEFINITIONS = """\
+How each call is counted (only calls the engineers fixed mechanically count: every value their new call
+passes that the old call did not is a name already in the file, no splat is added, and every parameter
+both signatures have keeps its value; calls they changed beyond that, and calls that still bound with the
+same meaning, are counted apart and not in the denominator):
+  same             bench-op rewrote the call and it binds the new constructor as the engineers' call does
+                   (same class, same value on every parameter), or is the same text
+  different        bench-op rewrote it and the binding differs; "meaning differs" when a parameter gets
+                   a different value or one side drops a value the other passes (same class)
+  reported         bench-op left it and reported it for a hand edit, with the reason
+  left to the run  bench-op left it as "unknown: the run decides": it splats a *args/**kwargs whose
+                   contents bench-op can't see, so no rewrite can be proven to bind; the run decides
+  missed           the engineers changed it; bench-op neither rewrote nor reported it
+  unwanted         bench-op rewrote a call the engineers left alone (not in the denominator; should be 0)
+A rename is followed when the new class name is in bench-op's file and the old one is not; reported when
+a finding on that file names the old class and says why it needs a hand edit."""
+
+
 def main(argv: Iterable[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("clone", help="a clone of tile-ai/TileOPs (only read; a scratch copy is made)")
@@ -471,7 +493,8 @@ def main(argv: Iterable[str] | None = None) -> int:
     else:
         todo = ctor_commits(clone, args.max_commits)
     total = Tally()
-    lines = [f"bench-op replay of {len(todo)} TileOPs commits ({args.clone})", ""]
+    lines = [f"bench-op replay of {len(todo)} TileOPs commits ({args.clone})", "",
+             *_DEFINITIONS.splitlines(), ""]
     for sha, parent, subject in todo:
         t = replay(clone, sha, parent, args.bench_op, args.timeout)
         total.add(t)
@@ -488,7 +511,7 @@ def main(argv: Iterable[str] | None = None) -> int:
               (f"  calls the engineers fixed mechanically: {mech}; fixed the same way by the static pass: {total.same} "
                f"({pct:.1f}%; {pct_static:.1f}% of the {static} not left to the run)"),
               (f"  different: {total.different} (meaning differs: {total.meaning}); reported: {total.reported}; "
-               f"left to the run (splatted **params): {total.to_run}; "
+               f"left to the run (an opaque *args/**kwargs splat): {total.to_run}; "
                f"missed: {total.missed}; unwanted rewrites: {total.unwanted}"),
               (f"  renames the engineers followed: {total.renames_engineers}; followed by bench-op: {total.renames_followed}; "
                f"reported for a hand edit: {total.renames_reported}"),

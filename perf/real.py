@@ -54,12 +54,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import genrepo  # noqa: E402 - perf/ is put on sys.path just above
 
-CONFIG = """
-[tool.bench-op]
-op-paths = ["src/tileops/ops/**/*.py", "tileops/ops/**/*.py", "top/ops/**/*.py"]
-benchmark-paths = ["benchmarks/**/*.py", "top/benchmarks/**/*.py"]
-test-paths = ["tests/**/*.py", "top/tests/**/*.py"]
-"""
+# The TileOPs configuration, appended to each state's pyproject.toml: one copy, in realworld/tileops.toml.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'realworld', 'tileops.toml'), encoding="utf-8") as _f:
+    CONFIG = "\n" + _f.read()
 OP_DIRS = ("src/tileops/ops/", "tileops/ops/", "top/ops/")
 _SCRIPT = os.path.join(os.path.dirname(sys.executable), "bench-op")
 BENCH_OP = [_SCRIPT] if os.path.exists(_SCRIPT) else [sys.executable, "-m", "benchop_hook"]

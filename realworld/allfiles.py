@@ -24,12 +24,9 @@ import sys
 import tempfile
 import time
 
-CONFIG = """
-[tool.bench-op]
-op-paths = ["src/tileops/ops/**/*.py", "tileops/ops/**/*.py", "top/ops/**/*.py"]
-benchmark-paths = ["benchmarks/**/*.py", "top/benchmarks/**/*.py"]
-test-paths = ["tests/**/*.py", "top/tests/**/*.py"]
-"""
+# The TileOPs configuration, appended to each state's pyproject.toml: one copy, in realworld/tileops.toml.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tileops.toml'), encoding="utf-8") as _f:
+    CONFIG = "\n" + _f.read()
 OP_DIRS = ("src/tileops/ops", "tileops/ops", "top/ops")
 
 

@@ -22,12 +22,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG = """
-[tool.bench-op]
-op-paths = ["src/tileops/ops/**/*.py", "tileops/ops/**/*.py", "top/ops/**/*.py"]
-benchmark-paths = ["benchmarks/**/*.py", "top/benchmarks/**/*.py"]
-test-paths = ["tests/**/*.py", "top/tests/**/*.py"]
-"""
+# The TileOPs configuration, appended to each state's pyproject.toml: one copy, in realworld/tileops.toml.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tileops.toml'), encoding="utf-8") as _f:
+    CONFIG = "\n" + _f.read()
 ENV = {"GIT_AUTHOR_NAME": "Kernel Dev", "GIT_AUTHOR_EMAIL": "dev@example.com", "GIT_COMMITTER_NAME": "Kernel Dev",
        "GIT_COMMITTER_EMAIL": "dev@example.com", "PYTHONUNBUFFERED": "1"}
 

@@ -12,10 +12,14 @@ import gc
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from benchop_hook import __version__
 from benchop_hook.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, BenchOpError
 from benchop_hook.options import Options
+
+if TYPE_CHECKING:
+    _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def _add_target(p: argparse.ArgumentParser) -> None:
@@ -42,9 +46,95 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repeats", type=int, metavar="N", help="runs per side when both run now (default: [tool.bench-op] baseline-repeats, 3)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, minus its `import shutil` (which pulls in bz2 and lzma: about 4 ms) for the
+    terminal width: argparse builds a formatter at every `add_argument`, and the no-op hook builds a parser
+    on every commit without ever printing help."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+def _columns() -> int:
+    """What `shutil.get_terminal_size().columns` says: $COLUMNS, else the terminal's width, else 80."""
+    with contextlib.suppress(KeyError, ValueError):
+        return int(os.environ["COLUMNS"])
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]  # None: caught below
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+def _add(sub: _SubParsers, name: str, **kwargs: str) -> argparse.ArgumentParser:
+    return sub.add_parser(name, formatter_class=_Formatter, **kwargs)  # type: ignore[arg-type]  # argparse's stub types **kwargs as Any-valued
+
+
+def _check(sub: _SubParsers) -> None:
+    _add_target(_add(sub, "check", help="report Op signature changes and the benchmark calls they break; write nothing"))
+
+
+def _fix(sub: _SubParsers) -> None:
+    p = _add(sub, "fix", help="rewrite the broken benchmark calls in the working tree")
+    _add_target(p)
+    p.add_argument("--diff", action="store_true", help="print the unified diff instead of writing")
+
+
+def _run(sub: _SubParsers) -> None:
+    p = _add(sub, "run", help="rewrite, run the affected benchmarks, repair until they print numbers, commit")
+    _add_target(p)
+    _add_run_options(p)
+
+
+def _hook(sub: _SubParsers) -> None:
+    p = _add(sub, "hook", help="what the git / pre-commit hooks call")
+    p.add_argument("stage", choices=["pre-commit", "post-commit", "post-merge", "post-rewrite", "follow-up"])
+    p.add_argument("--rewrite-command", help=argparse.SUPPRESS)  # post-rewrite's argument: rebase or amend
+    p.add_argument("files", nargs="*", help=argparse.SUPPRESS)
+    _add_run_options(p)
+    p.add_argument("--json", metavar="PATH", help=argparse.SUPPRESS)
+
+
+def _history(sub: _SubParsers) -> None:  # issue 14
+    p = _add(sub, "history", help="a benchmark's recorded numbers across commits, newest first")
+    p.add_argument("what", nargs="?", metavar="FILE|NODEID", help="a benchmark file or a node id (default: all)")
+    p.add_argument("--plot", metavar="PATH", help="also draw the trend as a PNG (needs matplotlib: bench-op[plot])")
+    p.add_argument("--device", help="only numbers from this device (default: every device)")
+    p.add_argument("-n", "--max-count", type=int, default=50, metavar="N", help="at most N commits (default 50)")
+
+
+def _install(sub: _SubParsers) -> None:
+    _add(sub, "install", help="install plain git post-commit and post-merge hooks (no pre-commit needed)")
+
+
+def _uninstall(sub: _SubParsers) -> None:
+    _add(sub, "uninstall", help="remove the hooks `bench-op install` put in place")
+
+
+_COMMANDS = {"check": _check, "fix": _fix, "run": _run, "hook": _hook, "history": _history,
+             "install": _install, "uninstall": _uninstall}
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand named in argv when it is a known one (the first positional, after `-C DIR`)."""
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "-C":
+            i += 2
+            continue
+        if a.startswith("-"):
+            return None  # --help, --version, -CDIR...: the whole parser
+        return a if a in _COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with `only`, just that subcommand's parser is built under the top level. Building all
+    of them costs a few ms that the no-op hook (`hook pre-commit` on every commit) shouldn't pay."""
     parser = argparse.ArgumentParser(
         prog="bench-op",
+        formatter_class=_Formatter,
         description="Keep a kernel library's benchmarks building its Ops after their constructors change.",
     )
     parser.set_defaults(**Options.defaults())  # every field on every namespace: Options reads them plainly
@@ -52,34 +142,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     parser.set_defaults(_subparsers=sub.choices)  # argument errors print the subcommand's usage
-
-    p = sub.add_parser("check", help="report Op signature changes and the benchmark calls they break; write nothing")
-    _add_target(p)
-    p = sub.add_parser("fix", help="rewrite the broken benchmark calls in the working tree")
-    _add_target(p)
-    p.add_argument("--diff", action="store_true", help="print the unified diff instead of writing")
-    p = sub.add_parser("run", help="rewrite, run the affected benchmarks, repair until they print numbers, commit")
-    _add_target(p)
-    _add_run_options(p)
-    p = sub.add_parser("hook", help="what the git / pre-commit hooks call")
-    p.add_argument("stage", choices=["pre-commit", "post-commit", "post-merge", "post-rewrite", "follow-up"])
-    p.add_argument("--rewrite-command", help=argparse.SUPPRESS)  # post-rewrite's argument: rebase or amend
-    p.add_argument("files", nargs="*", help=argparse.SUPPRESS)
-    _add_run_options(p)
-    p.add_argument("--json", metavar="PATH", help=argparse.SUPPRESS)
-    p = sub.add_parser("history", help="a benchmark's recorded numbers across commits, newest first")  # issue 14
-    p.add_argument("what", nargs="?", metavar="FILE|NODEID", help="a benchmark file or a node id (default: all)")
-    p.add_argument("--plot", metavar="PATH", help="also draw the trend as a PNG (needs matplotlib: bench-op[plot])")
-    p.add_argument("--device", help="only numbers from this device (default: every device)")
-    p.add_argument("-n", "--max-count", type=int, default=50, metavar="N", help="at most N commits (default 50)")
-    p = sub.add_parser("install", help="install plain git post-commit and post-merge hooks (no pre-commit needed)")
-    p = sub.add_parser("uninstall", help="remove the hooks `bench-op install` put in place")
+    for name, add in _COMMANDS.items():
+        if only is None or name == only:
+            add(sub)
     return parser
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     """The namespace; an unknown argument is reported under the subcommand's usage, not the top level's."""
-    parser = build_parser()
+    parser = build_parser(_command_in(argv))
     ns, extra = parser.parse_known_args(argv)
     if extra and hasattr(ns, "files") and not any(e.startswith("-") for e in extra):
         # files after options that followed the first positional (`hook pre-commit --python X a.py`,

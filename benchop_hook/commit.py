@@ -46,6 +46,8 @@ def merge3(root: str, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
 
 @dataclass
 class CommitResult:
+    """What the follow-up commit did."""
+
     sha: str
     files: list[str]
     warnings: list[str]

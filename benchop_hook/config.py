@@ -23,6 +23,8 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 @dataclass(frozen=True)
 class Config:
+    """`[tool.bench-op]`, with its defaults."""
+
     op_paths: tuple[str, ...] = ("src/*/ops/**/*.py", "*/ops/**/*.py")
     op_bases: tuple[str, ...] = ("Op",)
     benchmark_paths: tuple[str, ...] = ("benchmarks/**/*.py",)

@@ -64,6 +64,9 @@ def git_text(root: str, *args: str, **kw: Any) -> str:
 
 @dataclass(frozen=True)
 class RepoPaths:
+    """Where the repository lives (every dataclass on the no-op path has a docstring: `@dataclass`
+    computes an `inspect.signature` for one without)."""
+
     root: str  # the work tree's top level
     git_dir: str  # this work tree's git dir (.git, or .git/worktrees/<name>)
     common_dir: str  # shared objects and refs
@@ -98,6 +101,8 @@ def empty_tree(root: str) -> str:
 
 @dataclass(frozen=True)
 class Change:
+    """One path of a `git diff --name-status`."""
+
     status: str  # A, M, D, R (renamed), C (copied), T (type change)
     old_path: str | None
     new_path: str | None

@@ -18,6 +18,8 @@ Stage = Literal["pre-commit", "post-commit", "post-merge", "post-rewrite", "foll
 
 @dataclass(frozen=True)
 class Options:
+    """The parsed command line (a docstring also spares `@dataclass` an `inspect.signature` at import)."""
+
     command: str | None = None
     directory: str | None = None  # -C DIR
     # what to compare

@@ -11,6 +11,8 @@ from benchop_hook.errors import UsageError
 
 @dataclass(frozen=True)
 class Target:
+    """What is compared: the staged changes, a range of commits, or every file as it is."""
+
     mode: str  # "staged", "range" or "all"
     from_ref: str | None = None
     to_ref: str | None = None

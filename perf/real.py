@@ -23,7 +23,8 @@ time is the steadier figure, the wall-clock time is what a user waits:
      (minutes) and reports the median and the slowest.
   3. A commit that touches no Op (README.md staged): `bench-op hook pre-commit README.md` and, once it
      is committed, `bench-op hook follow-up`, next to the floor `python -c pass` + `git diff --cached
-     --name-only`.
+     --name-only`; the pre-commit stage again from a throwaway venv where this checkout is installed the
+     way pre-commit installs a hook (`pip install .`), next to that interpreter's floor.
   4. The scaling curve on the generated repository (perf/genrepo.py) sized like TileOPs HEAD (its
      benchmark files and Op classes counted here) at 1x, 2x and 4x, plus 4x benchmark files only and
      4x Op classes only, to say which of the two the cost grows with.
@@ -79,6 +80,24 @@ def warm_bytecode() -> None:
             "    if spec is not None and spec.origin:\n"
             "        compileall.compile_dir(os.path.dirname(spec.origin), quiet=1)\n")
     subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, env=run_env())
+
+
+def regular_install(tmp: str) -> str | None:
+    """A venv with this checkout installed as pre-commit installs a hook (`pip install .`, not editable);
+    its bin folder, or None when pip can't build it here."""
+    venv = os.path.join(tmp, "regular-venv")
+    bin_dir = os.path.join(venv, "bin")
+    if subprocess.run([sys.executable, "-m", "venv", venv], check=False, capture_output=True).returncode != 0:
+        return None
+    project = os.path.dirname(HERE)
+    p = subprocess.run([os.path.join(bin_dir, "python"), "-m", "pip", "install", "-q", "--no-deps", project],
+                       check=False, capture_output=True)  # the no-op path needs none of the dependencies
+    if p.returncode != 0:
+        print(f"(no regular install: {p.stderr.decode()[-300:]})", file=sys.stderr)
+        return None
+    subprocess.run([os.path.join(bin_dir, "python"), "-m", "compileall", "-q", os.path.join(venv, "lib")],
+                   check=False, capture_output=True, env=run_env())
+    return bin_dir
 
 
 def git(cwd: str, *args: str) -> str:
@@ -376,6 +395,16 @@ def main() -> None:
     pre = timed([[*BENCH_OP, "hook", "pre-commit", "README.md"]], root, ns.runs)
     row("no-op commit: hook pre-commit", pre, "python -c pass + git diff --cached --name-only", floor,
         f"+{(pre.wall - floor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)")
+    regular = regular_install(tmp)
+    if regular is not None:
+        # pre-commit installs a hook repository with `pip install .` (no editable finder at start-up): the
+        # same measurement with that interpreter, next to the floor of that interpreter.
+        rfloor = timed([[os.path.join(regular, "python"), "-c", "pass"], ["git", "diff", "--cached", "--name-only"]],
+                       root, ns.runs)
+        rpre = timed([[os.path.join(regular, "bench-op"), "hook", "pre-commit", "README.md"]], root, ns.runs)
+        row("no-op commit: hook pre-commit (pip install ., as pre-commit)", rpre,
+            "that python -c pass + git diff --cached --name-only", rfloor,
+            f"+{(rpre.wall - rfloor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)")
     clone.restore()  # the config stays out of the commit: bench-op reads pyproject.toml from the working tree
     git(root, "commit", "-q", "-m", "readme", "--", "README.md")
     clone.checkout("HEAD")

@@ -4,9 +4,12 @@ argument errors under the subcommand's usage, no commits to compare is a usage s
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from conftest import Repo, reduction_change
 
@@ -49,6 +52,29 @@ def test_argument_errors_print_the_subcommands_usage(repo: Repo) -> None:
     assert "usage: bench-op check" in r.stderr and "unrecognized arguments: --no-such-flag" in r.stderr
 
 
+def test_only_the_named_command_is_built_and_every_other_form_still_parses(repo: Repo, tmp_path: Path) -> None:
+    """The parser builds just the named subcommand (the no-op hook builds one on every commit); an unknown
+    command, `-C DIR` before the command, and the top-level help still see all of them."""
+    r = repo.bench_op("nosuch")
+    assert r.returncode == 2 and "invalid choice: 'nosuch'" in r.stderr
+    assert all(c in r.stderr for c in ("check", "fix", "run", "hook", "history", "install", "uninstall")), r.stderr
+    top = repo.bench_op("--help")
+    assert top.returncode == 0 and all(c in top.stdout for c in ("check", "history", "uninstall")), top.stdout
+    r = subprocess.run([sys.executable, "-m", "benchop_hook", "-C", str(repo.path), "hook", "--no-such-flag"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "usage: bench-op hook" in r.stderr, r.stderr
+    r = subprocess.run([sys.executable, "-m", "benchop_hook", "-C", str(repo.path), "check", "--json", str(tmp_path / "c.json")],
+                       capture_output=True, text=True, env={**os.environ, "COLUMNS": "60"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    widths = {}
+    for columns in ("60", "200"):
+        h = subprocess.run([sys.executable, "-m", "benchop_hook", "fix", "--help"], capture_output=True, text=True,
+                           env={**os.environ, "COLUMNS": columns})
+        assert h.returncode == 0 and "--diff" in h.stdout
+        widths[columns] = max(len(line) for line in h.stdout.splitlines())
+    assert widths["60"] < 70 < widths["200"], f"help wraps to $COLUMNS, as argparse's own does: {widths}"
+
+
 def test_check_without_commits_is_a_usage_situation(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path / "empty")], check=True)
     for cmd in ("check", "fix", "run"):
@@ -72,3 +98,15 @@ def test_hook_takes_files_after_its_options(repo: Repo) -> None:
     r = repo.bench_op("hook", "pre-commit", "--no-run", BENCH_RED)
     assert r.returncode == 0, r.stderr
     assert "unrecognized arguments" not in r.stderr
+
+
+def test_the_parser_for_one_command_has_only_that_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchop_hook import cli
+
+    assert cli._command_in(["-C", "dir", "hook", "pre-commit", "a.py"]) == "hook"
+    assert cli._command_in(["--help"]) is None and cli._command_in(["nosuch"]) is None
+    assert cli.build_parser("hook").parse_args(["hook", "pre-commit"]).stage == "pre-commit"
+    with pytest.raises(SystemExit):
+        cli.build_parser("hook").parse_args(["check"])
+    assert "invalid choice: 'check' (choose from 'hook')" in capsys.readouterr().err
+    assert cli.build_parser().parse_args(["check"]).command == "check"

@@ -24,7 +24,9 @@ time is the steadier figure, the wall-clock time is what a user waits:
   3. A commit that touches no Op (README.md staged): `bench-op hook pre-commit README.md` and, once it
      is committed, `bench-op hook follow-up`, next to the floor `python -c pass` + `git diff --cached
      --name-only`; the pre-commit stage again from a throwaway venv where this checkout is installed the
-     way pre-commit installs a hook (`pip install .`), next to that interpreter's floor.
+     way pre-commit installs a hook (`pip install .`), next to that interpreter's floor; and the pre-commit
+     stage of a commit that edits a kernel file (Python outside the op folders, read for constructor
+     changes).
   4. The scaling curve on the generated repository (perf/genrepo.py) sized like TileOPs HEAD (its
      benchmark files and Op classes counted here) at 1x, 2x and 4x, plus 4x benchmark files only and
      4x Op classes only, to say which of the two the cost grows with.
@@ -411,6 +413,20 @@ def main() -> None:
     follow = timed([[*BENCH_OP, "hook", "follow-up"]], root, ns.runs)
     row("no-op commit: hook follow-up", follow, "python -c pass + git diff --cached --name-only", floor,
         f"+{(follow.wall - floor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)")
+    # A commit that edits Python outside the op folders (a kernel): the hook then reads that file's two
+    # versions to see whether a class constructor there changed (interface-paths).
+    kernel = next((f for f in sorted(git(root, "ls-files", "*.py").split())
+                   if "/kernels/" in f and not f.startswith(OP_DIRS) and not f.endswith("__init__.py")), None)
+    if kernel is not None:
+        with open(os.path.join(root, kernel), "a") as f:
+            f.write("\n# notes\n")
+        git(root, "add", kernel)
+        edit = timed([[*BENCH_OP, "hook", "pre-commit", kernel]], root, ns.runs)
+        row(f"no-op commit: hook pre-commit, a kernel file edited ({os.path.basename(kernel)})", edit,
+            "python -c pass + git diff --cached --name-only", floor,
+            f"+{(edit.wall - floor.wall) * 1e3:.0f} ms over the floor")
+        git(root, "reset", "-q", "--", kernel)
+        git(root, "checkout", "-q", "--", kernel)
     imp = subprocess.run([sys.executable, "-X", "importtime", "-m", "benchop_hook", "hook", "follow-up"], check=False, cwd=root,
                          capture_output=True, text=True).stderr
     heavy = sorted(m for m in ("libcst", "git", "torch") if any(line.rstrip().endswith(f"| {m}") for line in imp.splitlines()))

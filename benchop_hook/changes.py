@@ -79,7 +79,8 @@ class OpChange:
 
 
 RenameHints = Callable[[ClassRef, Signature, Signature], dict[str, str]]
-RenameVotes = Callable[[], dict[tuple[str, str], set[str]]]  # (old name, new name) -> evidence kinds
+# (old names, new names) -> {(old name, new name) -> evidence kinds}, for pairs of those names only
+RenameVotes = Callable[[set[str], set[str]], dict[tuple[str, str], set[str]]]
 
 
 def _classes_in(project: Project, path: str) -> list[ClassRef]:
@@ -157,7 +158,7 @@ def _pair_renamed(old_p: Project, new_p: Project, gone: list[ClassRef], fresh: l
         return {r.name: r for r in refs if count[r.name] == 1}
 
     olds, news = unique(gone), unique(fresh)
-    pairing = pair_names(sorted(olds), sorted(news), votes() if (votes is not None and news) else {},
+    pairing = pair_names(sorted(olds), sorted(news), votes(set(olds), set(news)) if (votes is not None and news) else {},
                          lambda o, n: _compatible(old_p, olds[o], new_p, news[n]))
     out: list[tuple[ClassRef, ClassRef | None, tuple[str, ...], tuple[ClassRef, ...]]] = []
     taken: set[ClassRef] = set()

@@ -227,8 +227,9 @@ class StaticPass:
         new = self.src.new.read(c.new_path) if c.new_path else None
         return constructor_changed(old, new)
 
-    def _rename_votes(self) -> dict[tuple[str, str], set[str]]:
-        """Name swaps in the other Python files of the diff (benchmarks excluded: they are what gets fixed)."""
+    def _rename_votes(self, olds: set[str], news: set[str]) -> dict[tuple[str, str], set[str]]:
+        """Swaps of an old name for a new one in the other Python files of the diff (benchmarks excluded:
+        they are what gets fixed)."""
         from benchop_hook import renames
 
         files: list[tuple[str, str, str]] = []
@@ -244,7 +245,7 @@ class StaticPass:
             kind = (renames.EXPORTS if p.endswith("__init__.py") else renames.TESTS if self.paths.test(p)
                     else renames.OPS if self.paths.op(p) else renames.WORKLOADS if "workload" in p else renames.OTHER)
             files.append((kind, old.decode("utf-8", "replace"), new.decode("utf-8", "replace")))
-        return renames.votes_from(files)
+        return renames.votes_from(files, olds, news)
 
     def _op_files(self) -> list[str]:
         return [p for p in self.src.new.paths() if self.paths.op(p)]

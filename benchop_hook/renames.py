@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -38,36 +38,58 @@ class Pairing:
     ambiguous: dict[str, tuple[str, ...]] = field(default_factory=dict)  # old -> candidate new names
 
 
-def votes_from(files: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str], set[str]]:
+def votes_from(files: Iterable[tuple[str, str, str]], olds: Collection[str] | None = None,
+               news: Collection[str] | None = None) -> dict[tuple[str, str], set[str]]:
     """(old name, new name) -> evidence kinds, from (kind, old text, new text) of the files a commit
-    changed."""
+    changed; only pairs of an old name in `olds` and a new one in `news` when those are given."""
     out: dict[tuple[str, str], set[str]] = {}
+    wanted = None if olds is None or news is None else _pairs_of(set(olds), set(news))
     for kind, old_text, new_text in files:
-        for pair in substitutions(old_text, new_text):
+        # A swap of o for n needs o on an old line and n on a new one: a file that has neither says
+        # nothing, and diffing it (difflib and two parses) was most of a large commit's static pass.
+        if olds is not None and not any(o in old_text for o in olds):
+            continue
+        if news is not None and not any(n in new_text for n in news):
+            continue
+        for pair in substitutions(old_text, new_text, wanted):
             out.setdefault(pair, set()).add(kind)
     return out
+
+
+def _pairs_of(olds: set[str], news: set[str]) -> Callable[[str, str], bool]:
+    return lambda o, n: o in olds and n in news
 
 
 def _words(line: str) -> list[str]:
     return _IDENT.findall(line)
 
 
-def substitutions(old_text: str, new_text: str) -> list[tuple[str, str]]:
-    """(old identifier, new identifier) for each aligned line pair that differs only by identifiers swapped.
+def substitutions(old_text: str, new_text: str,
+                  wanted: Callable[[str, str], bool] | None = None) -> list[tuple[str, str]]:
+    """(old identifier, new identifier) for each aligned line pair that differs only by identifiers swapped
+    (only the pairs `wanted` accepts, when given).
 
     A line counts when, token for token, it is the old line with some identifiers replaced;
     only then does the swap say "this name is now that name".
     """
     a, b = old_text.splitlines(), new_text.splitlines()
-    prose_a, prose_b = _prose_lines(old_text, a), _prose_lines(new_text, b)
+    # Comment and docstring lines are found (a parse of each side) only once a line swaps a name.
+    prose: list[set[int]] = []
     out: list[tuple[str, str]] = []
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
         if tag != "replace" or (i2 - i1) != (j2 - j1):
             continue
         for i, j in zip(range(i1, i2), range(j1, j2)):
-            if i not in prose_a and j not in prose_b:
-                out.extend(_line_swaps(a[i], b[j]))
+            swaps = _line_swaps(a[i], b[j])
+            if wanted is not None:
+                swaps = [(p, q) for p, q in swaps if wanted(p, q)]
+            if not swaps:
+                continue
+            if not prose:
+                prose = [_prose_lines(old_text, a), _prose_lines(new_text, b)]
+            if i not in prose[0] and j not in prose[1]:
+                out.extend(swaps)
     return out
 
 

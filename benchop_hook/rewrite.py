@@ -7,6 +7,7 @@ result says what was applied and what could not be.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -172,8 +173,9 @@ class _Rewriter(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, calls: Sequence[CallEdit], imports: Sequence[ImportEdit], dicts: Sequence[DictEdit],
-                 name_renames: dict[str, str], layout: Layout | None = None) -> None:
+                 name_renames: dict[str, str], layout: Layout | None = None, line_offset: int = 0) -> None:
         self.layout = layout
+        self.line_offset = line_offset  # a statement rewritten alone: its first line's number in the file, less 1
         self.blocks: list[str] = [""]  # the indentation of each enclosing block
         self.calls = {(c.lineno, c.col, c.end_lineno, c.end_col): c for c in calls}
         self.dicts = {(d.lineno, d.col): d for d in dicts}
@@ -195,10 +197,10 @@ class _Rewriter(cst.CSTTransformer):
         try:
             new_args = edit_args(updated.args, edit.ops)
         except CommentsWouldMove as exc:
-            self.failed.append(f"line {edit.lineno}: {exc}")
+            self.failed.append(f"line {edit.lineno + self.line_offset}: {exc}")
             return updated
         except Exception as exc:  # noqa: BLE001 - a value that does not parse: report, never crash
-            self.failed.append(f"line {edit.lineno}: {exc}")
+            self.failed.append(f"line {edit.lineno + self.line_offset}: {exc}")
             return updated
         self.applied.add(key)
         new = updated.with_changes(args=new_args)
@@ -339,54 +341,101 @@ def _attr_expr(dotted: str) -> cst.Attribute | cst.Name:
     return node
 
 
-LARGE = 512 * 1024  # above this, libcst parses only the top-level statements that hold an edit
-
-
 def rewrite(data: bytes, calls: Sequence[CallEdit] = (), imports: Sequence[ImportEdit] = (),
             dicts: Sequence[DictEdit] = (), name_renames: dict[str, str] | None = None,
             line_length: int | None = None) -> RewriteResult:
-    if len(data) > LARGE and not name_renames and not imports:
-        res = _rewrite_by_statement(data, calls, dicts)
-        if res is not None:
-            return res
     layout = None
     if line_length:
         text = data.decode("utf-8-sig", "replace")
         layout = Layout(line_length, file_style(text), tuple(text.splitlines()))
+    if (calls or dicts) and not name_renames and not imports:
+        res = _rewrite_by_statement(data, calls, dicts, layout)
+        if res is not None:
+            return res
     return _rewrite_module(data, calls, imports, dicts, name_renames, layout)
 
 
-def _rewrite_by_statement(data: bytes, calls: Sequence[CallEdit], dicts: Sequence[DictEdit]) -> RewriteResult | None:
-    """A large (often generated) file: rewrite each top-level statement holding an edit on its own.
+def _statement_spans(tree: ast.Module) -> list[tuple[int, int]]:
+    """(first line, last line) of each top-level statement with its decorators; statements that share a
+    line (`a = 1; b = f(...)`) are one span, so a span is always whole lines of whole statements."""
+    spans: list[tuple[int, int]] = []
+    for node in tree.body:
+        decorators = node.decorator_list if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else []
+        first = min([node.lineno, *(d.lineno for d in decorators)])
+        last = node.end_lineno or node.lineno
+        if spans and first <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(last, spans[-1][1]))
+        else:
+            spans.append((first, last))
+    return spans
 
-    libcst needs tens of seconds for a 5 MB module; the statements that hold calls are small.
+
+def _rewrite_by_statement(data: bytes, calls: Sequence[CallEdit], dicts: Sequence[DictEdit],
+                          layout: Layout | None) -> RewriteResult | None:
+    """Rewrite each top-level statement holding an edit on its own; None: rewrite the whole module.
+
+    libcst parses a module with position metadata at about 0.1 s per 10 KB (tens of seconds for a
+    generated 5 MB file); the statements that hold the calls are small. The result is the whole-module
+    rewrite's, byte for byte and message for message: positions and messages are given in the file's
+    lines, a statement starts at column 0 so columns are the same, the indentation of enclosing blocks is
+    read from the statement itself, and whatever could differ (a line end other than \n, which sets
+    libcst's default newline; an encoding other than UTF-8; a statement libcst can't parse or rewrite)
+    goes to the whole-module rewrite.
     """
-    import ast
     import dataclasses
     import io
     import tokenize
 
+    if b"\r" in data:
+        return None
     try:
         if tokenize.detect_encoding(io.BytesIO(data).readline)[0] not in ("utf-8", "utf-8-sig"):
             return None
         tree = ast.parse(data)
     except (SyntaxError, ValueError):
         return None
-    bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
-    starts = [bom]
+    starts = [3 if data.startswith(b"\xef\xbb\xbf") else 0]  # where each line starts
     pos = data.find(b"\n")
     while pos != -1:
         starts.append(pos + 1)
         pos = data.find(b"\n", pos + 1)
-    spans = []
-    for node in tree.body:
-        decorators = node.decorator_list if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else []
-        first = min([node.lineno, *(d.lineno for d in decorators)])
-        spans.append((first, node.end_lineno or node.lineno))
+    groups = _by_statement(_statement_spans(tree), calls, dicts)
+    if groups is None:
+        return None
+    pieces: list[bytes] = []
+    done = 0  # bytes of `data` already in `pieces`
+    applied = 0
+    failed: list[str] = []
+    found: set[CallEdit] = set()
+    for (first, last), (cs, ds) in sorted(groups.items()):
+        a = starts[first - 1]
+        b = starts[last] if last < len(starts) else len(data)
+        shift = first - 1
+        moved = {dataclasses.replace(c, lineno=c.lineno - shift, end_lineno=c.end_lineno - shift): c for c in cs}
+        ds2 = [dataclasses.replace(d, lineno=d.lineno - shift) for d in ds]
+        sub = dataclasses.replace(layout, lines=layout.lines[shift:]) if layout is not None else None
+        part = _visit(data[a:b], list(moved), (), ds2, None, sub, shift)
+        if isinstance(part, str):
+            return None  # libcst can't parse or rewrite the statement alone: the whole module says why
+        out, tr = part
+        failed += tr.failed
+        applied += len(tr.applied)
+        found.update(orig for c, orig in moved.items() if (c.lineno, c.col, c.end_lineno, c.end_col) in tr.applied)
+        pieces += [data[done:a], out]
+        done = b
+    pieces.append(data[done:])
+    failed += [f"line {c.lineno}: call not found where expected" for c in calls if c not in found]
+    result = b"".join(pieces)
+    return RewriteResult(result if result != data else None, applied, failed)
+
+
+def _by_statement(spans: list[tuple[int, int]], calls: Sequence[CallEdit], dicts: Sequence[DictEdit]
+                  ) -> dict[tuple[int, int], tuple[list[CallEdit], list[DictEdit]]] | None:
+    """The edits of each statement span; None when one is in none of them."""
     groups: dict[tuple[int, int], tuple[list[CallEdit], list[DictEdit]]] = {}
     edits: list[CallEdit | DictEdit] = [*calls, *dicts]
     for e in edits:
-        span = next((s for s in spans if s[0] <= e.lineno <= s[1]), None)
+        span = next((sp for sp in spans if sp[0] <= e.lineno <= sp[1]), None)
         if span is None:
             return None
         g = groups.setdefault(span, ([], []))
@@ -394,39 +443,35 @@ def _rewrite_by_statement(data: bytes, calls: Sequence[CallEdit], dicts: Sequenc
             g[0].append(e)
         else:
             g[1].append(e)
-    out = data
-    applied = 0
-    failed: list[str] = []
-    for (first, last), (cs, ds) in sorted(groups.items(), reverse=True):
-        a = starts[first - 1]
-        b = starts[last] if last < len(starts) else len(data)
-        shift = first - 1
-        cs2 = [dataclasses.replace(c, lineno=c.lineno - shift, end_lineno=c.end_lineno - shift) for c in cs]
-        ds2 = [dataclasses.replace(d, lineno=d.lineno - shift) for d in ds]
-        res = _rewrite_module(data[a:b], cs2, (), ds2, None)
-        failed += [f.replace("line ", "line +") for f in res.failed]
-        if res.data is not None:
-            out = out[:a] + res.data + out[b:]
-            applied += res.applied
-    return RewriteResult(out if out != data else None, applied, failed)
+    return groups
+
+
+def _visit(data: bytes, calls: Sequence[CallEdit], imports: Sequence[ImportEdit], dicts: Sequence[DictEdit],
+           name_renames: dict[str, str] | None, layout: Layout | None,
+           line_offset: int = 0) -> tuple[bytes, _Rewriter] | str:
+    """The rewritten module and what the rewriter saw, or why libcst could not do it."""
+    try:
+        module = cst.parse_module(data)
+    except Exception as exc:  # noqa: BLE001 - libcst raises several error types
+        return f"libcst could not parse it: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}), layout, line_offset)
+    try:
+        new = wrapper.visit(tr)
+    except Exception as exc:  # noqa: BLE001 - a rewrite never raises: its failure is a result
+        return f"rewrite failed: {exc}"
+    return new.bytes, tr
 
 
 def _rewrite_module(data: bytes, calls: Sequence[CallEdit], imports: Sequence[ImportEdit],
                     dicts: Sequence[DictEdit], name_renames: dict[str, str] | None,
                     layout: Layout | None = None) -> RewriteResult:
-    try:
-        module = cst.parse_module(data)
-    except Exception as exc:  # noqa: BLE001 - libcst raises several error types
-        return RewriteResult(None, 0, [f"libcst could not parse it: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"])
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}), layout)
-    try:
-        new = wrapper.visit(tr)
-    except Exception as exc:  # noqa: BLE001 - a rewrite never raises: its failure is a result
-        return RewriteResult(None, 0, [f"rewrite failed: {exc}"])
+    part = _visit(data, calls, imports, dicts, name_renames, layout)
+    if isinstance(part, str):
+        return RewriteResult(None, 0, [part])
+    out, tr = part
     missing = [c for c in calls if (c.lineno, c.col, c.end_lineno, c.end_col) not in tr.applied]
     failed = tr.failed + [f"line {c.lineno}: call not found where expected" for c in missing]
-    out = new.bytes
     return RewriteResult(out if out != data else None, len(tr.applied), failed)
 
 

@@ -78,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/tileops-replay"))
     ap.add_argument("--deadline", type=float, default=540, help="start no commit after this many seconds")
     ap.add_argument("--repeats", type=int, default=2, help="runs per side with --baseline")
+    ap.add_argument("--files", default="", help="comma-separated benchmark files: run only these (a shard of the "
+                    "commit's files) and compare only these with the engineers' edits")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -88,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
             lines.append(f"{commit}: not started (past --deadline {args.deadline:.0f} s)")
             continue
         tree = replay(args.bundle.resolve(), commit, args.work)
-        rc, seconds, data = bench_op(tree, args.out, commit, "--from-ref", "HEAD~1", "--to-ref", "HEAD",
+        shard = [f for f in args.files.split(",") if f]
+        rc, seconds, data = bench_op(tree, args.out, commit, "--from-ref", "HEAD~1", "--to-ref", "HEAD", *shard,
                                      timeout=args.timeout)
         subject = git(tree, "log", "-1", "--format=%s", commit).strip()[:80]
         lines.append(f"{commit} {subject}")
@@ -99,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             lines.append(f"  {b['path']}: {b['status']}, {len(b.get('numbers', []))} numbers, "
                          f"{b.get('iterations')} run(s){why}")
         # The engineers' own benchmark edits against what bench-op committed.
-        diff = git(tree, "diff", commit, "HEAD", "--", "benchmarks", "top/benchmarks")
+        diff = git(tree, "diff", commit, "HEAD", "--", *(shard or ["benchmarks", "top/benchmarks"]))
         (args.out / f"{commit}.vs-engineers.diff").write_text(diff)
         lines.append(f"  vs the engineers' benchmark edits: {'identical' if not diff else f'{diff.count(chr(10))} diff lines'}")
         if commit in args.baseline.split(","):

@@ -8,7 +8,7 @@ learned (projects, evidence, changes) to the repair loop as a frozen `StaticCont
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -26,8 +26,10 @@ from benchop_hook.fixes import (
     Status,
     classify,
     default_pins,
+    fails_whatever_splats_hold,
     judge_now,
     plan,
+    plan_explicit,
 )
 from benchop_hook.history import History
 from benchop_hook.locate import analyze
@@ -54,6 +56,7 @@ class Finding:
     fixed: bool = False  # the rewrite was applied
 
     hand: bool = False  # a default to pin that bench-op could not write: the user should
+    rest_to_run: bool = False  # its explicit arguments are rewritten; what its splat binds only a run can judge
 
     @property
     def needs_action(self) -> bool:
@@ -62,7 +65,7 @@ class Finding:
     @property
     def runtime_candidate(self) -> bool:
         """Only a run can judge it (splatted arguments)."""
-        return self.status is Status.UNKNOWN
+        return self.status is Status.UNKNOWN or self.rest_to_run
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -458,7 +461,9 @@ class StaticPass:
             args = tuple(a for a in site.args if a.kind != "dstar") + tuple(Arg("kw", k, v) for k, v in site.splat_dict)
         status, problem = classify(args, old_sig, new_sig, edits)
         if status is Status.UNKNOWN:
-            return Finding(site, op, status, problem, why_not="left to the run: the repair loop fixes it from the traceback", method=method)
+            return ((self._explicit_fix(site, op, change, old_sig, new_sig, edits, ev) if method is None else None)
+                    or Finding(site, op, status, problem, why_not="left to the run: the repair loop fixes it from the traceback",
+                               method=method))
         if status is Status.STALE:
             return Finding(site, op, status, problem, why_not="it did not bind before this change either: fix it by hand", method=method)
         ref = change.new
@@ -477,23 +482,34 @@ class StaticPass:
             status, problem = Status.DEFAULT, f"relies on the default of '{pins[0][0]}', which changed"
         if splat_expanded:
             problem += " (through a literal **dict)"
-        own: Callable[[str], bool] | None = None
-        drops: Callable[[str, str], bool] | None = None
-        if ref is not None and method is None:
-            new_ref, old_ref = ref, change.old or ref
-            o_sig, n_sig = old_sig, new_sig
-
-            def _own(param: str) -> bool:
-                return ev.passes_own_name(new_ref, param, n_sig, o_sig, edits)
-
-            def _drops(param: str, value: str) -> bool:
-                return ev.drops_same_way(old_ref, new_ref, param, value, o_sig, n_sig)
-            own, drops = _own, _drops
+        own, drops = _test_checks(ev, change.old or ref, ref, old_sig, new_sig, edits) if method is None else (None, None)
         p = plan(args, old_sig, new_sig, edits, value_source(site, ev, ref, new_sig, old_sig, edits), pins, site.scope_names,
                  own, drops)
         if isinstance(p, NoPlan):
             return Finding(site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=info, method=method)
         return Finding(site, op, status, problem, plan=p, info=info, method=method)
+
+    def _explicit_fix(self, site: CallSite, op: str, change: OpChange, old_sig: Signature, new_sig: Signature,
+                      edits: Sequence[Edit], ev: TestEvidence) -> Finding | None:
+        """A constructor call with an opaque splat whose explicit arguments provably fail the new signature
+        (`X(dtype=dtype, **op_params)` once `dtype` is gone): their edit, with the splat left to the run."""
+        star = any(a.kind == "star" for a in site.args)
+        err = fails_whatever_splats_hold([a for a in site.args if a.kind in ("pos", "kw")], new_sig, star)
+        if err is None:
+            return None
+        _, drops = _test_checks(ev, change.old or change.new, change.new, old_sig, new_sig, edits)
+        p = plan_explicit(site.args, old_sig, new_sig, edits, drops, site.scope_names)
+        if p is None:
+            return None
+        splats = " and ".join(("*" if a.kind == "star" else "**") + a.source for a in site.args
+                              if a.kind in ("star", "dstar"))
+        problem = f"TypeError: {err}, whatever {splats} hold{'s' if ' and ' not in splats else ''}"
+        if isinstance(p, NoPlan):
+            return Finding(site, op, Status.BROKEN, problem, why_not=f"not rewritten: it {p.reason}")
+        dropped = {o.index for o in p.ops if o.op == "drop"}
+        rest = any(a.kind in ("star", "dstar") and i not in dropped for i, a in enumerate(site.args))
+        info = [f"its explicit arguments rewritten; the rest is unknown: the run decides ({site.opaque})"] if rest else []
+        return Finding(site, op, Status.BROKEN, problem, plan=p, info=info, rest_to_run=rest)
 
     def _default_pins(self, site: CallSite, ref: ClassRef | None, changed: list[Edit], new_sig: Signature,
                       ev: TestEvidence) -> _DefaultPins:
@@ -803,6 +819,22 @@ def _all_imports(mi: ModuleInfo) -> list[tuple[str, tuple[str, ...]]]:
                     out.extend((a.asname or a.name, ("attr", base, a.name)) for a in sub.names if a.name != "*")
     return out
 
+
+
+def _test_checks(ev: TestEvidence, old_ref: ClassRef | None, new_ref: ClassRef | None, old_sig: Signature,
+                 new_sig: Signature, edits: Sequence[Edit]
+                 ) -> tuple[Callable[[str], bool] | None, Callable[[str, str], bool] | None]:
+    """What the updated tests settle for `plan`: a contested slot (`own`) and a dropped choice (`drops`)."""
+    if old_ref is None or new_ref is None:
+        return None, None
+    o, n = old_ref, new_ref
+
+    def own(param: str) -> bool:
+        return ev.passes_own_name(n, param, new_sig, old_sig, edits)
+
+    def drops(param: str, value: str) -> bool:
+        return ev.drops_same_way(o, n, param, value, old_sig, new_sig)
+    return own, drops
 
 
 def _agreed(site: CallSite, op: str, method: str | None, outcomes: list[tuple[str, Finding | None]]) -> Finding | None:

@@ -105,3 +105,20 @@ def test_a_star_splat_whose_slots_would_move_is_left_to_the_run(tmp_path: Path) 
     assert repo.read("benchmarks/bench_norm.py") == NORM_BENCH.format(args="rows, *extent, dtype=dtype")
     (f,) = data["findings"]
     assert f["status"] == "unknown" and not f["fixed"], out
+
+
+# -- a block of parameters renamed slot for slot -------------------------------------------------------
+
+def test_a_block_of_slot_for_slot_renames_is_not_an_insertion() -> None:
+    from benchop_hook.edits import EditKind, diff
+    from benchop_hook.signatures import Kind, Param, Signature
+
+    def sig(*names: str) -> Signature:
+        return Signature(tuple(Param(n, Kind.POSITIONAL_OR_KEYWORD) for n in names))
+
+    renames = {e.name: e.new_name for e in diff(sig("n", "d_in", "h_in", "w_in", "c"), sig("n", "d", "h", "w", "c"))
+               if e.kind is EditKind.RENAMED}
+    assert renames == {"d_in": "d", "h_in": "h", "w_in": "w"}
+    # One old parameter, two new ones before the next survivor: the slot can't say which is its rename.
+    edits = diff(sig("numel", "e", "b"), sig("tokens", "top_k", "e", "b"))
+    assert [e.contested for e in edits if e.kind is EditKind.REMOVED] == ["tokens"]

@@ -53,6 +53,7 @@ class Plan:
 class NoPlan:
     reason: str
     missing: tuple[str, ...] = ()
+    choice: tuple[int, str, str] | None = None  # (argument index, parameter, value): a choice with no home
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,29 @@ def is_choice(src: str, old_param: object | None = None) -> bool:
     return False
 
 
+def choice_words(param: str, value: str) -> set[str]:
+    """How a class built for the choice `param=value` spells it in its name, lower case, words joined:
+    `bias=True` -> {"bias"}, `use_bias=True` -> {"usebias", "bias"}, `backend="process"` -> {"process"},
+    `style=Schedule.ASYNC` -> {"async"}."""
+    import ast
+
+    try:
+        node = ast.parse(value, mode="eval").body
+    except SyntaxError:
+        return set()
+    if isinstance(node, ast.Constant) and node.value is True:
+        words = [w for w in param.lower().split("_") if w]
+        out = {"".join(words)}
+        if len(words) > 1 and words[0] in ("use", "has", "with", "enable"):
+            out.add("".join(words[1:]))
+        return out
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {"".join(c for c in node.value.lower() if c.isalnum())} - {""}
+    if isinstance(node, ast.Attribute):
+        return {node.attr.lower().replace("_", "")}
+    return set()
+
+
 def plan(
     args: Sequence[Arg],
     old: Signature,
@@ -231,7 +255,8 @@ def plan(
         elif (p_new is None and is_choice(a.source, old.get(p_old))
               and (drops_choice is None or not drops_choice(p_old, a.source))):
             return NoPlan(f"passes {p_old}={a.source}, a choice the new signature has no '{p_old}' for, "
-                          "and the updated tests don't drop it the same way: carry that choice over by hand")
+                          "and the updated tests don't drop it the same way: carry that choice over by hand",
+                          choice=(i, p_old, a.source))
         if p_new is None:
             ops.append(ArgOp("drop", i))
             notes.append(f"dropped {a.source} ('{p_old}' was removed)")

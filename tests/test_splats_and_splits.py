@@ -1,9 +1,10 @@
-"""An idiom of real op commits, in a small repository written for the test.
+"""Two idioms of real op commits, each in a small repository written for the test.
 
 A call that splats a dict bench-op can't see, `XOp(dtype=dtype, **params)`, once `dtype` left the
 constructor: the explicit keyword fails whatever the dict holds, so it is dropped (the same evidence rules
 as without the splat) and the rest is left to the run; nothing changes when the explicit arguments may
-still bind.
+still bind. And an Op split on a choice, `ConvOp(..., bias=True)` -> `ConvFwdOp` / `ConvBiasFwdOp`: the
+call that carries the choice goes to the class the commit built for it.
 """
 
 from __future__ import annotations
@@ -122,3 +123,79 @@ def test_a_block_of_slot_for_slot_renames_is_not_an_insertion() -> None:
     # One old parameter, two new ones before the next survivor: the slot can't say which is its rename.
     edits = diff(sig("numel", "e", "b"), sig("tokens", "top_k", "e", "b"))
     assert [e.contested for e in edits if e.kind is EditKind.REMOVED] == ["tokens"]
+
+
+# -- an Op split on a choice ---------------------------------------------------------------------------
+
+CONV_OLD = ("from .op import Op\n\n\nclass PatchOp(Op):\n"
+            "    def __init__(self, n, c_in, d_in, c_out, k, bias=False, dtype='f16'):\n        self.bias = bias\n")
+CONV_NEW = ("from .op import Op\n\n\nclass PatchFwdOp(Op):\n"
+            "    def __init__(self, n, c_in, d, c_out, k, dtype='f16', _has_bias=False):\n        self.bias = _has_bias\n\n\n"
+            "class PatchBiasFwdOp(PatchFwdOp):\n"
+            "    def __init__(self, n, c_in, d, c_out, k, bias=True, dtype='f16'):\n"
+            "        super().__init__(n, c_in, d, c_out, k, dtype, _has_bias=True)\n")
+CONV_TESTS_OLD = ("from kern.ops.patch import PatchOp\n\n\ndef test_plain():\n    assert PatchOp(1, 2, 3, 4, 1)\n\n\n"
+                  "def test_bias():\n    assert PatchOp(1, 2, 3, 4, 1, bias=True)\n")
+CONV_TESTS_NEW = ("from kern.ops.patch import PatchBiasFwdOp, PatchFwdOp\n\n\n"
+                  "def test_plain():\n    assert PatchFwdOp(1, 2, 3, 4, 1)\n\n\n"
+                  "def test_bias():\n    assert PatchBiasFwdOp(1, 2, 3, 4, 1)\n")
+
+
+def _split_repo(tmp_path: Path, bench: str, *, new: str = CONV_NEW) -> Repo:
+    repo = make(tmp_path, {"src/kern/ops/patch.py": CONV_OLD, "tests/test_patch.py": CONV_TESTS_OLD,
+                           "benchmarks/bench_patch.py": bench})
+    repo.write("src/kern/ops/patch.py", new)
+    repo.write("tests/test_patch.py", CONV_TESTS_NEW)
+    repo.commit("split the bias variant off")
+    return repo
+
+
+def test_a_call_carrying_a_choice_goes_to_the_class_built_for_it(tmp_path: Path) -> None:
+    bench = ("from kern.ops.patch import PatchOp\n\n\ndef test_bench(n=1, c=2, d_in=3):\n"
+             "    op = PatchOp(n=n, c_in=c, d_in=d_in, c_out=4, k=1, bias=True, dtype='f16')\n    assert op\n")
+    repo = _split_repo(tmp_path, bench)
+    rc, out, data = fix(repo)
+    assert rc == 0, out
+    text = repo.read("benchmarks/bench_patch.py")
+    assert "from kern.ops.patch import PatchBiasFwdOp\n" in text, out
+    assert "op = PatchBiasFwdOp(n=n, c_in=c, d=d_in, c_out=4, k=1, dtype='f16')" in text, out
+    (f,) = data["findings"]
+    assert f["route"] == "kern.ops.patch.PatchBiasFwdOp"
+    assert f["notes"][:2] == ["PatchOp -> PatchBiasFwdOp: the class built for bias=True (PatchFwdOp has no 'bias')",
+                              "bias=True dropped: PatchBiasFwdOp has it as its default"]
+
+
+def test_a_call_without_the_choice_goes_to_the_successor(tmp_path: Path) -> None:
+    bench = ("from kern.ops.patch import PatchOp\n\n\ndef test_bench():\n"
+             "    op = PatchOp(1, 2, 3, 4, 1, bias=False)\n    assert op\n")
+    repo = _split_repo(tmp_path, bench)
+    _, out, _ = fix(repo)
+    text = repo.read("benchmarks/bench_patch.py")
+    assert "from kern.ops.patch import PatchFwdOp\n" in text and "op = PatchFwdOp(1, 2, 3, 4, 1)" in text, out
+
+
+def test_a_file_needing_both_classes_is_reported(tmp_path: Path) -> None:
+    # One name, two destinations: renaming the import can't serve both; split by hand.
+    bench = ("from kern.ops.patch import PatchOp\n\n\ndef test_bench():\n"
+             "    assert PatchOp(1, 2, 3, 4, 1, bias=True)\n    assert PatchOp(1, 2, 3, 4, 1)\n")
+    repo = _split_repo(tmp_path, bench)
+    rc, out, data = fix(repo)
+    assert rc == 1
+    assert "PatchBiasFwdOp" not in repo.read("benchmarks/bench_patch.py")
+    f = next(f for f in data["findings"] if "bias=True" in f["text"])
+    assert not f["fixed"] and "split it by hand" in f["why_not"], out
+
+
+def test_two_classes_built_for_the_choice_are_reported_with_both(tmp_path: Path) -> None:
+    bench = ("from kern.ops.patch import PatchOp\n\n\ndef test_bench():\n"
+             "    assert PatchOp(1, 2, 3, 4, 1, bias=True)\n")
+    twin = CONV_NEW + ("\n\nclass PatchFwdBiasOp(PatchFwdOp):\n"
+                       "    def __init__(self, n, c_in, d, c_out, k, bias=True, dtype='f16'):\n"
+                       "        super().__init__(n, c_in, d, c_out, k, dtype, _has_bias=True)\n")
+    repo = _split_repo(tmp_path, bench, new=twin)
+    rc, out, data = fix(repo)
+    assert rc == 1
+    text = repo.read("benchmarks/bench_patch.py")
+    assert "(1, 2, 3, 4, 1, bias=True)" in text and "Bias" not in text
+    (f,) = data["findings"]
+    assert "built several classes for it (PatchBiasFwdOp, PatchFwdBiasOp): pick one by hand" in f["why_not"], out

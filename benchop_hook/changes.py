@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from benchop_hook.edits import Edit, diff
+from benchop_hook.edits import Edit, EditKind, diff
 from benchop_hook.modules import ClassRef, Project
 from benchop_hook.signatures import Signature
 
@@ -140,6 +140,10 @@ def _compatible(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) ->
     if o is None or n is None:
         return True
     names = {p.name for p in o.params}
+    if all(p.name in names for p in n.params if p.required):
+        return True
+    # Required parameters renamed slot for slot ((d_in, h_in, w_in) -> (d, h, w)) are no new demand.
+    names |= {e.new_name for e in diff(o, n) if e.kind is EditKind.RENAMED and e.new_name}
     return all(p.name in names for p in n.params if p.required)
 
 

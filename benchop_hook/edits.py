@@ -85,7 +85,16 @@ def _inserts_before_next(old: Param, new: Param, old_named: list[Param], new_nam
     if nxt is None:
         return False
     lo, hi = new_names.index(new.name), new_names.index(nxt)
-    return any(p is not new and lo < new_names.index(p.name) < hi for p in added)
+    between = sorted((p for p in added if p is not new and lo < new_names.index(p.name) < hi),
+                     key=lambda p: new_names.index(p.name))
+    if not between:
+        return False
+    # (d_in, h_in, w_in) -> (d, h, w): as many new parameters as old ones gone, each in its slot, is a
+    # block of renames, not an insertion (an insertion makes the new run longer than the old one).
+    olds = old_named[i + 1:[p.name for p in old_named].index(nxt)]
+    old_names = [p.name for p in old_named]
+    return not (len(olds) == len(between) and all(
+        _could_be_rename(o, n, old_names.index(o.name), new_names.index(n.name)) for o, n in zip(olds, between)))
 
 
 def diff(old: Signature, new: Signature, rename_hints: dict[str, str] | None = None) -> list[Edit]:

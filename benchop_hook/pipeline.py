@@ -8,7 +8,7 @@ learned (projects, evidence, changes) to the repair loop as a frozen `StaticCont
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -24,16 +24,19 @@ from benchop_hook.fixes import (
     NoPlan,
     Plan,
     Status,
+    choice_words,
     classify,
     default_pins,
+    fails_whatever_splats_hold,
     judge_now,
     plan,
+    plan_explicit,
 )
 from benchop_hook.history import History
 from benchop_hook.locate import analyze
 from benchop_hook.modules import ClassRef, ModuleInfo, ParseCache, Project, resolve_relative, walk_list
 from benchop_hook.paths import Paths
-from benchop_hook.signatures import Signature, free_names, is_constant_source
+from benchop_hook.signatures import Signature, free_names, is_constant_source, same_default
 from benchop_hook.target import Target
 
 if TYPE_CHECKING:
@@ -54,6 +57,8 @@ class Finding:
     fixed: bool = False  # the rewrite was applied
 
     hand: bool = False  # a default to pin that bench-op could not write: the user should
+    rest_to_run: bool = False  # its explicit arguments are rewritten; what its splat binds only a run can judge
+    route: ClassRef | None = None  # the class the call is rewritten to, when not its Op's successor (a choice's sibling)
 
     @property
     def needs_action(self) -> bool:
@@ -62,7 +67,7 @@ class Finding:
     @property
     def runtime_candidate(self) -> bool:
         """Only a run can judge it (splatted arguments)."""
-        return self.status is Status.UNKNOWN
+        return self.status is Status.UNKNOWN or self.rest_to_run
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -80,6 +85,7 @@ class Finding:
             "why_not": self.why_not,
             "info": self.info,
             "fixed": self.fixed,
+            "route": self.route.qualname if self.route else None,
         }
 
 
@@ -347,13 +353,46 @@ class StaticPass:
                 f = self._judge(site, by_new, by_old, old_p, ev)
                 if f is not None:
                     fr.findings.append(f)
-            imports, renames, notes = self._import_fixes(az, by_old, old_p)
+            routes = self._routes(az, fr, by_old)
+            imports, renames, notes = self._import_fixes(az, by_old, old_p, routes)
             fr.import_notes = notes
             if fr.findings or imports:
                 self._apply(fr, data, imports, renames)
                 self.result.files.append(fr)
 
-    def _import_fixes(self, az: ModuleAnalyzer, by_old: dict[ClassRef, OpChange], old_p: Project) -> tuple[list, dict[str, str], list[str]]:
+    def _routes(self, az: ModuleAnalyzer, fr: FileResult, by_old: dict[ClassRef, OpChange]) -> dict[ClassRef, ClassRef]:
+        """old class -> the sibling its name becomes in this file: every use of the imported name is a call
+        routed to that one sibling (the import and the name are renamed, as for a renamed Op); any other
+        use of the name needs the successor too, and the routed calls are reported instead."""
+        routed = [f for f in fr.findings if f.route is not None and f.plan is not None]
+        if not routed:
+            return {}
+        mi = az.mi
+        out: dict[ClassRef, ClassRef] = {}
+        by_name: dict[str, list[Finding]] = {}
+        for f in routed:
+            by_name.setdefault(f.site.func_source, []).append(f)
+        for local, fs in by_name.items():
+            target = mi.imports.get(local)
+            gone = {a.old for f in fs for a in f.site.atoms if isinstance(a, Gone)}
+            sibs = {f.route for f in fs}
+            uses = sum(1 for n in mi.nodes() if isinstance(n, ast.Name) and n.id == local)
+            ok = (target is not None and target[0] == "attr" and target[2] == local and len(gone) == 1
+                  and len(sibs) == 1 and all(f.site.via == "direct" for f in fs) and uses == len(fs))
+            if ok:
+                old_ref, sib = gone.pop(), sibs.pop()
+                if sib is not None and old_ref in by_old:
+                    out[old_ref] = sib
+                    continue
+            for f in fs:
+                succ = f.route.name if f.route else "?"
+                f.plan, f.route = None, None
+                f.why_not = (f"not rewritten: with its choice it is {succ} now, but {local} is used elsewhere in this "
+                             "file too, where it needs another class: split it by hand")
+        return out
+
+    def _import_fixes(self, az: ModuleAnalyzer, by_old: dict[ClassRef, OpChange], old_p: Project,
+                      routes: dict[ClassRef, ClassRef] | None = None) -> tuple[list, dict[str, str], list[str]]:
         """Imports of a renamed or moved Op -> import edits and name renames; a removed Op -> a note."""
         edits: list[ImportEdit] = []
         renames: dict[str, str] = {}
@@ -375,7 +414,7 @@ class StaticPass:
                 if ch is not None:
                     notes.append(f"imports {name} from {module}, which was removed with no successor: remove or replace it by hand")
                 continue
-            succ = ch.new
+            succ = (routes or {}).get(old_ref, ch.new)
             via_same = self.new_p.resolve_name(module, succ.name)
             new_module = module if via_same == succ else succ.module
             # libcst: imported only when an import is really edited.
@@ -459,7 +498,9 @@ class StaticPass:
             args = tuple(a for a in site.args if a.kind != "dstar") + tuple(Arg("kw", k, v) for k, v in site.splat_dict)
         status, problem = classify(args, old_sig, new_sig, edits)
         if status is Status.UNKNOWN:
-            return Finding(site, op, status, problem, why_not="left to the run: the repair loop fixes it from the traceback", method=method)
+            return ((self._explicit_fix(site, op, change, old_sig, new_sig, edits, ev) if method is None else None)
+                    or Finding(site, op, status, problem, why_not="left to the run: the repair loop fixes it from the traceback",
+                               method=method))
         if status is Status.STALE:
             return Finding(site, op, status, problem, why_not="it did not bind before this change either: fix it by hand", method=method)
         ref = change.new
@@ -478,23 +519,116 @@ class StaticPass:
             status, problem = Status.DEFAULT, f"relies on the default of '{pins[0][0]}', which changed"
         if splat_expanded:
             problem += " (through a literal **dict)"
-        own: Callable[[str], bool] | None = None
-        drops: Callable[[str, str], bool] | None = None
-        if ref is not None and method is None:
-            new_ref, old_ref = ref, change.old or ref
-            o_sig, n_sig = old_sig, new_sig
-
-            def _own(param: str) -> bool:
-                return ev.passes_own_name(new_ref, param, n_sig, o_sig, edits)
-
-            def _drops(param: str, value: str) -> bool:
-                return ev.drops_same_way(old_ref, new_ref, param, value, o_sig, n_sig)
-            own, drops = _own, _drops
+        own, drops = _test_checks(ev, change.old or ref, ref, old_sig, new_sig, edits) if method is None else (None, None)
         p = plan(args, old_sig, new_sig, edits, value_source(site, ev, ref, new_sig, old_sig, edits), pins, site.scope_names,
                  own, drops)
         if isinstance(p, NoPlan):
-            return Finding(site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=info, method=method)
+            # A choice with no home in the successor may have a class of its own in the same commit.
+            routed = (self._route(site, op, change, p.choice, old_sig, status, problem, ev)
+                      if p.choice is not None and method is None and name_gone and not splat_expanded
+                      and change.status in ("renamed", "moved") and change.new is not None else None)
+            return routed or Finding(site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=info,
+                                     method=method)
         return Finding(site, op, status, problem, plan=p, info=info, method=method)
+
+    def _explicit_fix(self, site: CallSite, op: str, change: OpChange, old_sig: Signature, new_sig: Signature,
+                      edits: Sequence[Edit], ev: TestEvidence) -> Finding | None:
+        """A constructor call with an opaque splat whose explicit arguments provably fail the new signature
+        (`X(dtype=dtype, **op_params)` once `dtype` is gone): their edit, with the splat left to the run."""
+        star = any(a.kind == "star" for a in site.args)
+        err = fails_whatever_splats_hold([a for a in site.args if a.kind in ("pos", "kw")], new_sig, star)
+        if err is None:
+            return None
+        _, drops = _test_checks(ev, change.old or change.new, change.new, old_sig, new_sig, edits)
+        p = plan_explicit(site.args, old_sig, new_sig, edits, drops, site.scope_names)
+        if p is None:
+            return None
+        splats = " and ".join(("*" if a.kind == "star" else "**") + a.source for a in site.args
+                              if a.kind in ("star", "dstar"))
+        problem = f"TypeError: {err}, whatever {splats} hold{'s' if ' and ' not in splats else ''}"
+        if isinstance(p, NoPlan):
+            return Finding(site, op, Status.BROKEN, problem, why_not=f"not rewritten: it {p.reason}")
+        dropped = {o.index for o in p.ops if o.op == "drop"}
+        rest = any(a.kind in ("star", "dstar") and i not in dropped for i, a in enumerate(site.args))
+        info = [f"its explicit arguments rewritten; the rest is unknown: the run decides ({site.opaque})"] if rest else []
+        return Finding(site, op, Status.BROKEN, problem, plan=p, info=info, rest_to_run=rest)
+
+    def _choice_siblings(self, succ: ClassRef, param: str, value: str) -> list[ClassRef]:
+        """Classes that appeared next to `succ` in this commit and whose name is `succ`'s with the choice
+        `param=value` added as words (`Conv2dFwdOp` + `bias=True` -> `Conv2dBiasFwdOp`): the split is on it."""
+        from benchop_hook.renames import name_words
+
+        path = self.new_p.class_path(succ)
+        mi = self.new_p.at(path) if path else None
+        if mi is None or self.old_p is None:
+            return []
+        token = choice_words(param, value)
+        if not token:
+            return []
+        base = name_words(succ.name)
+        successors = {c.new for c in self.result.changes if c.new is not None and c.old is not None}
+        out = []
+        for name in sorted(mi.classes):
+            ref = ClassRef(succ.module, name)
+            # New in this commit, and not another class's successor: a class of its own for the choice.
+            if (name == succ.name or ref in successors or self.old_p.resolve_name(succ.module, name) is not None
+                    or not self.new_p.builds(ref)):
+                continue
+            words = name_words(name)
+            extra = len(words) - len(base)
+            if extra <= 0:
+                continue
+            for k in range(len(base) + 1):
+                if words[:k] == base[:k] and words[k + extra:] == base[k:] and "".join(words[k:k + extra]) in token:
+                    out.append(ref)
+                    break
+        return out
+
+    def _route(self, site: CallSite, op: str, change: OpChange, choice: tuple[int, str, str], old_sig: Signature,
+               status: Status, problem: str, ev: TestEvidence) -> Finding | None:
+        """A call whose choice has no home in its Op's successor, rewritten to the sibling class the commit
+        built for that choice, when there is exactly one and the call binds it with the same meaning."""
+        from benchop_hook.edits import diff
+
+        i, param, value = choice
+        succ = change.new
+        assert succ is not None
+        sibs = self._choice_siblings(succ, param, value)
+        if not sibs:
+            return None
+        old_name = change.old.name if change.old is not None else change.name
+        if len(sibs) > 1:
+            return Finding(site, op, status, problem,
+                           why_not=f"not rewritten: {succ.name} has no '{param}' for {param}={value}, and the commit "
+                                   f"built several classes for it ({', '.join(s.name for s in sibs)}): pick one by hand")
+        sib = sibs[0]
+        sib_sig = self.new_p.constructor(sib)
+        if sib_sig is None:
+            return None
+        edits = diff(old_sig, sib_sig, ev.rename_hints(sib, old_sig, sib_sig))
+        sp = sib_sig.get(param)
+        # The class carries the choice: it has no such parameter, or takes it with that value as its default.
+        carried = sp is None or (sp.default is not None and same_default(value, sp.default))
+        args = site.args[:i] + site.args[i + 1:] if carried else site.args
+        changed = [e for e in default_pins(args, old_sig, sib_sig, edits) if e.name != param]
+        dp = self._default_pins(site, sib, changed, sib_sig, ev)
+        why = f"with {param}={value} it is {sib.name} now (the class the commit built for it)"
+        if dp.hand:
+            return Finding(site, op, status, problem, why_not=f"not rewritten: {why}, but {dp.hand_note}")
+        own, drops = _test_checks(ev, change.old or succ, sib, old_sig, sib_sig, edits)
+        p = plan(args, old_sig, sib_sig, edits, value_source(site, ev, sib, sib_sig, old_sig, tuple(edits)), dp.pins,
+                 site.scope_names, own, drops)
+        if isinstance(p, NoPlan):
+            return Finding(site, op, status, problem, why_not=f"not rewritten: {why}, but it {p.reason}")
+        ops = p.ops
+        notes = [f"{old_name} -> {sib.name}: the class built for {param}={value} ({succ.name} has no '{param}')"]
+        if carried:
+            ops = (*(ArgOp(o.op, o.index + 1 if o.index is not None and o.index >= i else o.index, o.name, o.value)
+                     for o in ops), ArgOp("drop", i))
+            notes.append(f"{param}={value} dropped: " + (f"{sib.name} has it as its default" if sp is not None
+                                                         else f"{sib.name} stands for it"))
+        return Finding(site, op, status, problem, plan=Plan(ops, tuple(notes) + p.notes, p.preview), info=dp.info,
+                       route=sib)
 
     def _default_pins(self, site: CallSite, ref: ClassRef | None, changed: list[Edit], new_sig: Signature,
                       ev: TestEvidence) -> _DefaultPins:
@@ -804,6 +938,22 @@ def _all_imports(mi: ModuleInfo) -> list[tuple[str, tuple[str, ...]]]:
                     out.extend((a.asname or a.name, ("attr", base, a.name)) for a in sub.names if a.name != "*")
     return out
 
+
+
+def _test_checks(ev: TestEvidence, old_ref: ClassRef | None, new_ref: ClassRef | None, old_sig: Signature,
+                 new_sig: Signature, edits: Sequence[Edit]
+                 ) -> tuple[Callable[[str], bool] | None, Callable[[str, str], bool] | None]:
+    """What the updated tests settle for `plan`: a contested slot (`own`) and a dropped choice (`drops`)."""
+    if old_ref is None or new_ref is None:
+        return None, None
+    o, n = old_ref, new_ref
+
+    def own(param: str) -> bool:
+        return ev.passes_own_name(n, param, new_sig, old_sig, edits)
+
+    def drops(param: str, value: str) -> bool:
+        return ev.drops_same_way(o, n, param, value, old_sig, new_sig)
+    return own, drops
 
 
 def _agreed(site: CallSite, op: str, method: str | None, outcomes: list[tuple[str, Finding | None]]) -> Finding | None:

@@ -131,6 +131,11 @@ def _split_words(name: str) -> list[str]:
     return [p.lower() for p in parts]
 
 
+def name_words(name: str) -> list[str]:
+    """The words of a class name, lower case: `Conv2dBiasFwdOp` -> ['conv', '2', 'd', 'bias', 'fwd', 'op']."""
+    return _split_words(name)
+
+
 def normalise(name: str, abbreviations: dict[str, str] | None = None) -> str:
     """Lower case, without a trailing `Op`, direction suffix or underscores; known abbreviations applied."""
     n = name.lower().replace("_", "")

@@ -121,7 +121,10 @@ def summary(result: StaticResult, *, wrote: bool) -> str:
     parts = []
     if fixable:
         verb = "rewrote" if wrote else "can rewrite"
-        parts.append(f"{verb} {_plural(len(fixable), 'call')} in {_plural(len(result.rewritten), 'benchmark file')}")
+        rest = sum(1 for f in fixable if f.rest_to_run)
+        parts.append(f"{verb} {_plural(len(fixable), 'call')} in {_plural(len(result.rewritten), 'benchmark file')}"
+                     + (f" ({rest} of them also pass *args/**kwargs: what those bind is unknown: the run decides)"
+                        if rest else ""))
     hard = [f for f in open_ if not f.runtime_candidate]
     if hard:
         parts.append(f"{_plural(len(hard), 'call')} need{'s' if len(hard) == 1 else ''} a hand edit")

@@ -132,18 +132,24 @@ class CommentsWouldMove(Exception):
 
 def edit_args(args: Sequence[cst.Arg], ops: Sequence[ArgOp]) -> list[cst.Arg]:
     by_index = {op.index: op for op in ops if op.index is not None}
+    # An op's index counts as the call site does (ast): positionals and *splats first, then keywords
+    # and **splats; in the source a *splat may follow a keyword (`f(k=1, *a)`).
+    order = ([j for j, a in enumerate(args) if a.keyword is None and a.star != "**"]
+             + [j for j, a in enumerate(args) if a.keyword is not None or a.star == "**"])
+    site_index = {j: i for i, j in enumerate(order)}
     items: list[tuple[cst.Arg, int | None]] = []
     dropped: list[str] = []
-    for i, a in enumerate(args):
+    for j, a in enumerate(args):
+        i = site_index[j]
         op = by_index.get(i)
         if op is None:
-            items.append((a, i))
+            items.append((a, j))
         elif op.op == "drop":
             dropped += _comments(a)
         elif op.op == "rename":
-            items.append((a.with_changes(keyword=cst.Name(op.name or "")), i))
+            items.append((a.with_changes(keyword=cst.Name(op.name or "")), j))
         elif op.op == "to_kw":
-            items.append((a.with_changes(keyword=cst.Name(op.name or ""), equal=_NO_SPACE), i))
+            items.append((a.with_changes(keyword=cst.Name(op.name or ""), equal=_NO_SPACE), j))
     adds = [op for op in ops if op.op == "add_kw"]
     # New keywords go after the existing ones but before any **splat.
     insert_at = next((j for j, (a, _) in enumerate(items) if a.star == "**"), len(items))

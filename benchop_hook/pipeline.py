@@ -59,6 +59,12 @@ class Finding:
     hand: bool = False  # a default to pin that bench-op could not write: the user should
     rest_to_run: bool = False  # its explicit arguments are rewritten; what its splat binds only a run can judge
     route: ClassRef | None = None  # the class the call is rewritten to, when not its Op's successor (a choice's sibling)
+    renamed_func: str | None = None  # the called name once the file's imports follow a renamed Op (for the report)
+
+    @property
+    def func_after(self) -> str:
+        """The called name as the rewritten file spells it."""
+        return self.renamed_func or self.site.func_source
 
     @property
     def needs_action(self) -> bool:
@@ -85,7 +91,9 @@ class Finding:
             "why_not": self.why_not,
             "info": self.info,
             "fixed": self.fixed,
+            "call_after": self.func_after + ("." + self.method if self.method and self.method != "__call__" else ""),
             "route": self.route.qualname if self.route else None,
+            "rest_to_run": self.rest_to_run,
         }
 
 
@@ -653,6 +661,10 @@ class StaticPass:
         return out
 
     def _apply(self, fr: FileResult, data: bytes, imports: list, renames: dict[str, str]) -> None:
+        for f in fr.findings:
+            head, dot, rest = f.site.func_source.partition(".")
+            if f.plan is not None and head in renames:
+                f.renamed_func = renames[head] + dot + rest
         if not self.rewrite:
             # `check` only reports: the plans are verified on the call's shape; libcst is not needed.
             for f in fr.findings:

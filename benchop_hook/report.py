@@ -65,7 +65,7 @@ def finding_line(f: Finding, *, fixed_word: str = "fix") -> list[str]:
         head += f" [reached through {f.site.via}]"
     lines = [head]
     if f.plan is not None and f.plan.ops:
-        lines.append(f"    {fixed_word}: {f.site.func_source}{f.plan.preview}" + (f"  ({'; '.join(f.plan.notes)})" if f.plan.notes else ""))
+        lines.append(f"    {fixed_word}: {f.func_after}{f.plan.preview}" + (f"  ({'; '.join(f.plan.notes)})" if f.plan.notes else ""))
     elif f.why_not:
         lines.append(f"    {f.why_not}")
     for note in f.info:
@@ -201,7 +201,7 @@ def fix_lines(fr: FileResult) -> list[str]:
     out = []
     for f in fr.findings:
         if f.fixed and f.plan is not None and f.plan.ops:
-            func = f.site.func_source + (f".{f.method}" if f.method and f.method != "__call__" else "")
+            func = f.func_after + (f".{f.method}" if f.method and f.method != "__call__" else "")
             out.append(f"{f.site.path}:{f.site.lineno}: {call_text(f)} -> {func}{f.plan.preview}")
     return out
 

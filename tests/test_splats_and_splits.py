@@ -160,7 +160,8 @@ def test_a_call_carrying_a_choice_goes_to_the_class_built_for_it(tmp_path: Path)
     assert "from kern.ops.patch import PatchBiasFwdOp\n" in text, out
     assert "op = PatchBiasFwdOp(n=n, c_in=c, d=d_in, c_out=4, k=1, dtype='f16')" in text, out
     (f,) = data["findings"]
-    assert f["route"] == "kern.ops.patch.PatchBiasFwdOp"
+    assert f["route"] == "kern.ops.patch.PatchBiasFwdOp" and f["call_after"] == "PatchBiasFwdOp"
+    assert "fixed: PatchBiasFwdOp(n=n, c_in=c, d=d_in, c_out=4, k=1, dtype='f16')" in out, "the report names the new class"
     assert f["notes"][:2] == ["PatchOp -> PatchBiasFwdOp: the class built for bias=True (PatchFwdOp has no 'bias')",
                               "bias=True dropped: PatchBiasFwdOp has it as its default"]
 

@@ -163,3 +163,58 @@ def test_rewrite_by_statement_leaves_what_could_differ_to_the_whole_module():
                                     [rw.CallEdit(2, 4, 2, 19, (ArgOp("drop", 0),))], [], None) is None
     assert rw._rewrite_by_statement(b"x = Op(M, N, dtype)\n", [rw.CallEdit(5, 0, 5, 3, ())], [], None) is None  # no statement there
     assert rw.rewrite(b"x = Op(M, N, dtype)\n", edit).data == b"x = Op(N, dtype)\n"
+
+
+# -- rename hints analyse a changed test file only when a call in it can spell a keyword-only parameter
+
+def _passes_by_keyword(source: str | bytes, names: tuple[str, ...]) -> bool:
+    """The long way: a call in the parsed module passes one of `names` as a keyword (Python normalizes it)."""
+    import ast
+
+    return any(isinstance(n, ast.keyword) and n.arg in names for n in ast.walk(ast.parse(source)))
+
+
+def test_keyword_only_parameters_are_the_only_ones_a_file_can_be_ruled_out_for():
+    from benchop_hook.evidence import names_a_call_must_spell
+    from benchop_hook.signatures import Kind, Param, Signature
+
+    def sig(*ps: tuple[str, Kind]) -> Signature:
+        return Signature(tuple(Param(n, k, "None") for n, k in ps))
+
+    kw, pk, vk = Kind.KEYWORD_ONLY, Kind.POSITIONAL_OR_KEYWORD, Kind.VAR_KEYWORD
+    old = sig(("N_total", pk), ("kernel_map", kw))
+    assert names_a_call_must_spell(sig(("target", kw), ("kernel_map", kw)), old) == ("target",)
+    # a new positional parameter can be bound without its name; so can anything through **kwargs
+    assert names_a_call_must_spell(sig(("x", pk), ("target", kw)), old) is None
+    assert names_a_call_must_spell(sig(("target", kw), ("kw", vk)), old) is None
+    assert names_a_call_must_spell(old, sig(("target", kw))) is None
+
+
+def test_a_file_is_ruled_out_only_when_no_call_in_it_can_pass_the_names():
+    from benchop_hook.evidence import may_spell
+
+    names = ("target", "decimals")
+    passing = [
+        "Op(x, target=1)", "Op(x, target = 1)", "Op(\n    x,\n    target\n    = 1,\n)",
+        "Op(x, target  # the device\n    = 1)", "Op(x, target \\\n= 1)", "Op(x, decimals=2)",
+        "Op(x, \uff54arget=1)",  # fullwidth t: Python reads the keyword `target`
+    ]
+    for src in passing:
+        assert _passes_by_keyword(src, names) and may_spell(src.encode(), names), src
+    # A Cyrillic a is not a Latin one, but any identifier character beyond ASCII keeps the file.
+    assert may_spell("Op(x, t\u0430rget=1)".encode(), names)
+    not_passing = [
+        "Op(x)\nif target == 1:\n    pass\n", "# target=1 in a comment is still text\nOp(x)\n",
+        "Op(x, target_shape=1)", "Op(x, my_target=1)",
+        "# \u2192 arrows, \u00d7 signs and \u2014 dashes are not names\nOp(x)\n",
+    ]
+    ruled_out = {src for src in not_passing if not may_spell(src.encode(), names)}
+    for src in not_passing:
+        assert not _passes_by_keyword(src, names), src
+    # A mention in a comment can't be told from a keyword by the text: kept (analysed), never wrong.
+    assert ruled_out == {not_passing[0], not_passing[2], not_passing[3], not_passing[4]}
+    # Files Python may not read as UTF-8, or with identifier characters beyond ASCII, are kept.
+    latin = "# -*- coding: latin-1 -*-\nOp(x, t\u00aarget=1)\n".encode("latin-1")  # \u00aa: NFKC "a"
+    assert _passes_by_keyword(latin, names) and may_spell(latin, names)
+    assert may_spell("caf\u00e9 = 1\nOp(x)\n".encode(), names)
+    assert may_spell(b"Op(x)\n", None)

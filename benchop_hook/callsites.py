@@ -164,6 +164,13 @@ def _parametrize(dec: ast.expr) -> tuple[list[str], list[ast.expr]] | None:
     return names, [values_node]
 
 
+# Nodes `_collect` does not descend into: expression contexts (shared singletons) and the two leaf
+# expressions whose only child is a context or nothing.
+_CONTEXTS = frozenset({ast.Load, ast.Store, ast.Del})
+_LEAVES = _CONTEXTS | {ast.Name, ast.Constant}
+_SCOPE_EXPRS = frozenset({ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
+
+
 class ModuleAnalyzer:
     """Finds every call in one module and what it may call."""
 
@@ -201,9 +208,18 @@ class ModuleAnalyzer:
 
     # -- scope collection
     def _collect(self, node: ast.AST, scope: _Scope) -> None:
+        parents = self.parents
         for child in child_nodes(node):
-            self.parents[child] = node
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            t = type(child)
+            if t in _LEAVES:
+                # Load/Store/Del (one shared object each) and Name/Constant hold nothing to collect; nothing
+                # asks for a context's parent. Most of a tree's nodes are these.
+                if t not in _CONTEXTS:
+                    parents[child] = node
+                continue
+            parents[child] = node
+            if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+                assert isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
                 scope.defined_funcs[child.name] = child
                 scope.assigns.setdefault(child.name, [])
                 inner = _Scope(child, scope)
@@ -235,13 +251,14 @@ class ModuleAnalyzer:
                     self._visit_stmt(stmt, inner)
                     self._collect(stmt, inner)
                 continue
-            if isinstance(child, ast.ClassDef):
+            if t is ast.ClassDef:
+                assert isinstance(child, ast.ClassDef)
                 scope.assigns.setdefault(child.name, [])
                 body = _Scope(child, scope, is_class=True)
                 self.scopes[child] = body
                 self._collect(child, body)
                 continue
-            if isinstance(child, (ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            if t in _SCOPE_EXPRS:
                 if isinstance(child, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
                     for gen in child.generators:
                         for name, idx in _targets(gen.target):

@@ -218,8 +218,7 @@ class ModuleAnalyzer:
                     parents[child] = node
                 continue
             parents[child] = node
-            if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
-                assert isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 scope.defined_funcs[child.name] = child
                 scope.assigns.setdefault(child.name, [])
                 inner = _Scope(child, scope)
@@ -251,8 +250,7 @@ class ModuleAnalyzer:
                     self._visit_stmt(stmt, inner)
                     self._collect(stmt, inner)
                 continue
-            if t is ast.ClassDef:
-                assert isinstance(child, ast.ClassDef)
+            if isinstance(child, ast.ClassDef):
                 scope.assigns.setdefault(child.name, [])
                 body = _Scope(child, scope, is_class=True)
                 self.scopes[child] = body

@@ -218,3 +218,95 @@ def test_a_file_is_ruled_out_only_when_no_call_in_it_can_pass_the_names():
     assert _passes_by_keyword(latin, names) and may_spell(latin, names)
     assert may_spell("caf\u00e9 = 1\nOp(x)\n".encode(), names)
     assert may_spell(b"Op(x)\n", None)
+
+
+# -- the interface check parses only the new lines between unchanged top-level statements
+
+INTERFACE_SRC = '''"""Helpers.
+class NotAClass(Base):
+    def __init__(self, fake): ...
+"""
+import dataclasses
+
+# a comment before the class
+@dataclasses.dataclass
+class Shape:
+    m: int
+    n: int = 4
+
+
+class Workload(Base):
+    def __init__(self, m, n, dtype=None):
+        self.m = m  # keep
+
+    def forward(self, x):
+        return x
+
+
+a = 1; b = Shape(1, 2)
+class Twin: pass
+
+
+def helper(x):
+    """
+def __init__(self, not_a_method): at column 0, in a string
+"""
+    return [
+x for x in range(3)]
+'''
+
+
+def _interface_edits() -> list[str]:
+    lines = INTERFACE_SRC.splitlines(keepends=True)
+    inserts = ["class Added(Base):\n    def __init__(self, k): ...\n", "        self.extra = 1\n",
+               "    def __init__(self, q): ...\n", "def f(\n", '"""\n', "\n", "# note\n", ")\n",
+               "from __future__ import annotations\n", "x = 2\n", "    k: float = 0.5\n", "@decorated\n"]
+    out = []
+    for i in range(len(lines) + 1):
+        out.append("".join(lines[:i] + lines[i + 1:]))  # a line removed
+        for ins in inserts:
+            out.append("".join([*lines[:i], ins, *lines[i:]]))  # a line added
+        if i < len(lines):
+            out.append("".join([*lines[:i], lines[i].replace("m", "mm"), *lines[i + 1:]]))  # a line changed
+    return out
+
+
+def test_constructors_after_an_edit_are_the_whole_parse():
+    import ast
+
+    from benchop_hook import interfaces
+
+    old = INTERFACE_SRC.encode()
+    tree = ast.parse(old)
+    used = 0
+    for text in _interface_edits():
+        new = text.encode()
+        got = interfaces.constructors_after_edit(tree, old, new)
+        if got is not None:
+            used += 1
+            assert got == interfaces.constructors(new), text
+        assert interfaces.constructor_changed(old, new) == _changed_the_long_way(old, new), text
+    assert used > 200  # most edits are read without parsing the whole new version
+
+
+def _changed_the_long_way(old: bytes, new: bytes) -> bool:
+    from benchop_hook import interfaces
+
+    a, b = interfaces.constructors(old), interfaces.constructors(new)
+    return a is None or b is None or any(n not in b or b[n] != sig for n, sig in a.items())
+
+
+def test_sources_whose_lines_can_mean_something_else_alone_are_parsed_whole():
+    import ast
+
+    from benchop_hook import interfaces
+
+    old = INTERFACE_SRC.encode()
+    tree = ast.parse(old)
+    for new in [b"\xef\xbb\xbf" + old, b"# -*- coding: latin-1 -*-\n" + old, old + b"x = 1 + \\\n    2\n",
+                old.replace(b"import dataclasses", b"from __future__ import barry_as_FLUFL\nimport dataclasses")]:
+        assert interfaces.constructors_after_edit(tree, old, new) is None
+    # an indented line after a class joins its body: not a piece that parses alone
+    new = old.replace(b"        return x\n", b"        return x\n    def __init__(self, other): ...\n")
+    assert interfaces.constructors_after_edit(tree, old, new) in (None, interfaces.constructors(new))
+    assert interfaces.constructor_changed(old, new)

@@ -164,6 +164,13 @@ def _parametrize(dec: ast.expr) -> tuple[list[str], list[ast.expr]] | None:
     return names, [values_node]
 
 
+# Nodes `_collect` does not descend into: expression contexts (shared singletons) and the two leaf
+# expressions whose only child is a context or nothing.
+_CONTEXTS = frozenset({ast.Load, ast.Store, ast.Del})
+_LEAVES = _CONTEXTS | {ast.Name, ast.Constant}
+_SCOPE_EXPRS = frozenset({ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
+
+
 class ModuleAnalyzer:
     """Finds every call in one module and what it may call."""
 
@@ -201,8 +208,16 @@ class ModuleAnalyzer:
 
     # -- scope collection
     def _collect(self, node: ast.AST, scope: _Scope) -> None:
+        parents = self.parents
         for child in child_nodes(node):
-            self.parents[child] = node
+            t = type(child)
+            if t in _LEAVES:
+                # Load/Store/Del (one shared object each) and Name/Constant hold nothing to collect; nothing
+                # asks for a context's parent. Most of a tree's nodes are these.
+                if t not in _CONTEXTS:
+                    parents[child] = node
+                continue
+            parents[child] = node
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 scope.defined_funcs[child.name] = child
                 scope.assigns.setdefault(child.name, [])
@@ -241,7 +256,7 @@ class ModuleAnalyzer:
                 self.scopes[child] = body
                 self._collect(child, body)
                 continue
-            if isinstance(child, (ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            if t in _SCOPE_EXPRS:
                 if isinstance(child, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
                     for gen in child.generators:
                         for name, idx in _targets(gen.target):

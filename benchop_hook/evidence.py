@@ -7,6 +7,7 @@ alone can't tell, and for whether a changed default is meant.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from benchop_hook.binding import bind
@@ -15,7 +16,7 @@ from benchop_hook.edits import Edit
 from benchop_hook.fixes import Status, Value, classify, shape
 from benchop_hook.locate import analyze
 from benchop_hook.modules import ClassRef, Project
-from benchop_hook.signatures import Signature, is_constant_source, same_default
+from benchop_hook.signatures import Kind, Signature, is_constant_source, same_default
 
 
 def bound_values(site: CallSite, sig: Signature) -> dict[str, str] | None:
@@ -34,6 +35,45 @@ def bound_values(site: CallSite, sig: Signature) -> dict[str, str] | None:
     for k, p in b.keywords:
         out[p] = kws[k]
     return out
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def names_a_call_must_spell(sig: Signature, other: Signature) -> tuple[str, ...] | None:
+    """The parameters of `sig` that `other` lacks, when a call can bind any of them only by naming it
+    (all keyword-only, and `sig` takes no *args/**kwargs); None when a positional argument could bind one."""
+    if sig.var_positional is not None or sig.var_keyword is not None:
+        return None
+    only = [p for p in sig.params if other.get(p.name) is None]
+    if any(p.kind is not Kind.KEYWORD_ONLY for p in only):
+        return None
+    return tuple(p.name for p in only)
+
+
+def may_spell(data: bytes, names: tuple[str, ...] | None) -> bool:
+    """Whether a call in `data` could pass one of `names` as a keyword argument (always, when `names` is None).
+
+    A keyword argument is the parameter's name in the source, or a non-ASCII spelling of it that Python
+    normalizes (NFKC, e.g. fullwidth letters): a file whose non-ASCII characters could be part of an
+    identifier, or that may not be UTF-8, is never ruled out. Comments and strings in other scripts'
+    punctuation (arrows, dashes, symbols) can't be."""
+    if names is None:
+        return True
+    # `name = value` in a call, with anything the tokenizer skips between the two (spaces, newlines
+    # inside brackets, a line continuation, a comment); `==` is a comparison.
+    keyword = rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")(?:\s|\\\r?\n|#[^\n]*)*=(?!=)"
+    if re.search(keyword, data):
+        return True
+    if data.isascii():
+        return False
+    if b"coding" in b"\n".join(data.split(b"\n", 2)[:2]):
+        return True  # an encoding declaration: bytes may not mean what UTF-8 says
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return any(("a" + c).isidentifier() for c in set(_NON_ASCII.findall(text)))
 
 
 class TestEvidence:
@@ -141,13 +181,20 @@ class TestEvidence:
         if not any(new_sig.get(p.name) is None for p in old_sig.params) or \
                 not any(old_sig.get(p.name) is None for p in new_sig.params):
             return {}
+        # A hint needs an old call that binds a parameter only the old signature has and a new call that
+        # binds one only the new signature has: when such parameters are keyword-only, the call spells
+        # one out, and a file that names none of them is not analysed.
+        spelled_old, spelled_new = names_a_call_must_spell(old_sig, new_sig), names_a_call_must_spell(new_sig, old_sig)
         hints: dict[str, str] = {}
         for old_path, new_path in self.changed:
             if old_path is None or new_path is None:
                 continue
             old_data = self.old_p.snapshot.read(old_path)
-            if old_data is None or ref.name.encode() not in old_data:
+            if old_data is None or ref.name.encode() not in old_data or not may_spell(old_data, spelled_old):
                 continue
+            new_data = self.new_p.snapshot.read(new_path)
+            if new_data is None or ref.name.encode() not in new_data or not may_spell(new_data, spelled_new):
+                continue  # (without the name, `_new_calls` finds no call there)
             old_sites = [s for s in self._calls(self.old_p, old_path, ref.name, ref, "old")]
             new_sites = self._new_calls(ref, [new_path])
             if len(old_sites) != len(new_sites):

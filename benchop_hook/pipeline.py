@@ -672,9 +672,7 @@ class StaticPass:
                     f.fixed = True
             fr.would_change = any(f.fixed for f in fr.findings) or bool(imports)
             return
-        from benchop_hook.rewrite import CallEdit
-
-        calls: list[CallEdit] = []
+        edited: list[Finding] = []
         dicts: list[DictEdit] = []
         for f in fr.findings:
             if f.plan is None or not f.plan.ops:
@@ -689,13 +687,16 @@ class StaticPass:
                 # the same words in check, fix and the commit message: the dict is edited, the call is not
                 f.plan = Plan(f.plan.ops, f.plan.notes, _dict_preview(s, d))
                 continue
-            calls.append(CallEdit(s.lineno, s.col, s.end_lineno, s.end_col, f.plan.ops))
-        if not calls and not imports and not dicts:
+            edited.append(f)
+        if not edited and not imports and not dicts:
             for f in fr.findings:
                 if f.status is Status.GONE and f.plan is not None:
                     f.fixed = False
             return
-        from benchop_hook.rewrite import rewrite  # libcst: only for files that will be rewritten
+        from benchop_hook.rewrite import CallEdit, rewrite  # libcst: only for files that will be rewritten
+
+        calls = [CallEdit(f.site.lineno, f.site.col, f.site.end_lineno, f.site.end_col, f.plan.ops)
+                 for f in edited if f.plan is not None]
 
         res = rewrite(data, calls, imports, dicts, renames, line_length=self.config.line_length)
         if res.data is None or res.failed:

@@ -163,3 +163,150 @@ def test_rewrite_by_statement_leaves_what_could_differ_to_the_whole_module():
                                     [rw.CallEdit(2, 4, 2, 19, (ArgOp("drop", 0),))], [], None) is None
     assert rw._rewrite_by_statement(b"x = Op(M, N, dtype)\n", [rw.CallEdit(5, 0, 5, 3, ())], [], None) is None  # no statement there
     assert rw.rewrite(b"x = Op(M, N, dtype)\n", edit).data == b"x = Op(N, dtype)\n"
+
+
+# -- rename hints analyse a changed test file only when a call in it can spell a keyword-only parameter
+
+def _passes_by_keyword(source: str | bytes, names: tuple[str, ...]) -> bool:
+    """The long way: a call in the parsed module passes one of `names` as a keyword (Python normalizes it)."""
+    import ast
+
+    return any(isinstance(n, ast.keyword) and n.arg in names for n in ast.walk(ast.parse(source)))
+
+
+def test_keyword_only_parameters_are_the_only_ones_a_file_can_be_ruled_out_for():
+    from benchop_hook.evidence import names_a_call_must_spell
+    from benchop_hook.signatures import Kind, Param, Signature
+
+    def sig(*ps: tuple[str, Kind]) -> Signature:
+        return Signature(tuple(Param(n, k, "None") for n, k in ps))
+
+    kw, pk, vk = Kind.KEYWORD_ONLY, Kind.POSITIONAL_OR_KEYWORD, Kind.VAR_KEYWORD
+    old = sig(("N_total", pk), ("kernel_map", kw))
+    assert names_a_call_must_spell(sig(("target", kw), ("kernel_map", kw)), old) == ("target",)
+    # a new positional parameter can be bound without its name; so can anything through **kwargs
+    assert names_a_call_must_spell(sig(("x", pk), ("target", kw)), old) is None
+    assert names_a_call_must_spell(sig(("target", kw), ("kw", vk)), old) is None
+    assert names_a_call_must_spell(old, sig(("target", kw))) is None
+
+
+def test_a_file_is_ruled_out_only_when_no_call_in_it_can_pass_the_names():
+    from benchop_hook.evidence import may_spell
+
+    names = ("target", "decimals")
+    passing = [
+        "Op(x, target=1)", "Op(x, target = 1)", "Op(\n    x,\n    target\n    = 1,\n)",
+        "Op(x, target  # the device\n    = 1)", "Op(x, target \\\n= 1)", "Op(x, decimals=2)",
+        "Op(x, \uff54arget=1)",  # fullwidth t: Python reads the keyword `target`
+    ]
+    for src in passing:
+        assert _passes_by_keyword(src, names) and may_spell(src.encode(), names), src
+    # A Cyrillic a is not a Latin one, but any identifier character beyond ASCII keeps the file.
+    assert may_spell("Op(x, t\u0430rget=1)".encode(), names)
+    not_passing = [
+        "Op(x)\nif target == 1:\n    pass\n", "# target=1 in a comment is still text\nOp(x)\n",
+        "Op(x, target_shape=1)", "Op(x, my_target=1)",
+        "# \u2192 arrows, \u00d7 signs and \u2014 dashes are not names\nOp(x)\n",
+    ]
+    ruled_out = {src for src in not_passing if not may_spell(src.encode(), names)}
+    for src in not_passing:
+        assert not _passes_by_keyword(src, names), src
+    # A mention in a comment can't be told from a keyword by the text: kept (analysed), never wrong.
+    assert ruled_out == {not_passing[0], not_passing[2], not_passing[3], not_passing[4]}
+    # Files Python may not read as UTF-8, or with identifier characters beyond ASCII, are kept.
+    latin = "# -*- coding: latin-1 -*-\nOp(x, t\u00aarget=1)\n".encode("latin-1")  # \u00aa: NFKC "a"
+    assert _passes_by_keyword(latin, names) and may_spell(latin, names)
+    assert may_spell("caf\u00e9 = 1\nOp(x)\n".encode(), names)
+    assert may_spell(b"Op(x)\n", None)
+
+
+# -- the interface check parses only the new lines between unchanged top-level statements
+
+INTERFACE_SRC = '''"""Helpers.
+class NotAClass(Base):
+    def __init__(self, fake): ...
+"""
+import dataclasses
+
+# a comment before the class
+@dataclasses.dataclass
+class Shape:
+    m: int
+    n: int = 4
+
+
+class Workload(Base):
+    def __init__(self, m, n, dtype=None):
+        self.m = m  # keep
+
+    def forward(self, x):
+        return x
+
+
+a = 1; b = Shape(1, 2)
+class Twin: pass
+
+
+def helper(x):
+    """
+def __init__(self, not_a_method): at column 0, in a string
+"""
+    return [
+x for x in range(3)]
+'''
+
+
+def _interface_edits() -> list[str]:
+    lines = INTERFACE_SRC.splitlines(keepends=True)
+    inserts = ["class Added(Base):\n    def __init__(self, k): ...\n", "        self.extra = 1\n",
+               "    def __init__(self, q): ...\n", "def f(\n", '"""\n', "\n", "# note\n", ")\n",
+               "from __future__ import annotations\n", "x = 2\n", "    k: float = 0.5\n", "@decorated\n"]
+    out = []
+    for i in range(len(lines) + 1):
+        out.append("".join(lines[:i] + lines[i + 1:]))  # a line removed
+        for ins in inserts:
+            out.append("".join([*lines[:i], ins, *lines[i:]]))  # a line added
+        if i < len(lines):
+            out.append("".join([*lines[:i], lines[i].replace("m", "mm"), *lines[i + 1:]]))  # a line changed
+    return out
+
+
+def test_constructors_after_an_edit_are_the_whole_parse():
+    import ast
+
+    from benchop_hook import interfaces
+
+    old = INTERFACE_SRC.encode()
+    tree = ast.parse(old)
+    used = 0
+    for text in _interface_edits():
+        new = text.encode()
+        got = interfaces.constructors_after_edit(tree, old, new)
+        if got is not None:
+            used += 1
+            assert got == interfaces.constructors(new), text
+        assert interfaces.constructor_changed(old, new) == _changed_the_long_way(old, new), text
+    assert used > 200  # most edits are read without parsing the whole new version
+
+
+def _changed_the_long_way(old: bytes, new: bytes) -> bool:
+    from benchop_hook import interfaces
+
+    a, b = interfaces.constructors(old), interfaces.constructors(new)
+    return a is None or b is None or any(n not in b or b[n] != sig for n, sig in a.items())
+
+
+def test_sources_whose_lines_can_mean_something_else_alone_are_parsed_whole():
+    import ast
+
+    from benchop_hook import interfaces
+
+    old = INTERFACE_SRC.encode()
+    tree = ast.parse(old)
+    for new in [b"\xef\xbb\xbf" + old, b"# -*- coding: latin-1 -*-\n" + old, old + b"x = 1 + \\\n    2\n",
+                old.replace(b"import dataclasses", b"from __future__ import barry_as_FLUFL\nimport dataclasses")]:
+        assert interfaces.constructors_after_edit(tree, old, new) is None
+    # an indented line after a class joins its body: not a piece that parses alone
+    new = old.replace(b"        return x\n", b"        return x\n    def __init__(self, other): ...\n")
+    assert interfaces.constructors_after_edit(tree, old, new) in (None, interfaces.constructors(new))
+    assert interfaces.constructor_changed(old, new)

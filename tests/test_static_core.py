@@ -152,6 +152,22 @@ def test_new_required_parameter_without_agreeing_evidence_is_reported(repo: Repo
     assert ("the tests disagree" if variant == "disagree" else "no test builds SumFwdOp with 'dim'") in r.stdout
 
 
+def test_a_fix_with_nothing_to_rewrite_does_not_import_libcst(repo: Repo) -> None:
+    repo.replace("src/minitile/ops/reduction.py", *REQUIRED_DIM)
+    repo.git("add", "-A")
+    code = ("import sys; from benchop_hook.cli import main; rc = main(['fix']); "
+            "print('HEAVY', sorted(m for m in ('libcst', 'git', 'torch') if m in sys.modules)); sys.exit(rc)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=repo.path, capture_output=True, text=True)
+    assert r.returncode == 1 and "needs a value for 'dim'" in r.stdout, r.stdout + r.stderr
+    assert "HEAVY []" in r.stdout
+    # A fix that rewrites does import it (the line above is not vacuous).
+    repo.replace("src/minitile/ops/reduction.py", *reversed(REQUIRED_DIM))
+    reduction_change(repo)
+    repo.git("add", "-A")
+    r = subprocess.run([sys.executable, "-c", code], cwd=repo.path, capture_output=True, text=True)
+    assert "HEAVY ['libcst']" in r.stdout, r.stdout + r.stderr
+
+
 def test_splatted_call_is_unknown_and_untouched(repo: Repo) -> None:
     repo.write("benchmarks/ops/bench_splat.py", (
         "import pytest\nimport torch\nfrom minitile.ops import SumFwdOp\n\n\n"

@@ -7,8 +7,7 @@ lower, a throughput or a bandwidth higher; a number in any other unit gets a cha
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +19,14 @@ _UNITS: dict[str, tuple[str, float, int]] = {
     "GFLOPS": ("flops", 1e-3, 1), "TFLOPS": ("flops", 1.0, 1),
     "GB/s": ("bandwidth", 1.0, 1), "TB/s": ("bandwidth", 1e3, 1),
 }
+
+
+def _median(values: Iterable[float]) -> float:
+    """statistics.median, imported when used: `statistics` (fractions, decimal: ~6 ms) would otherwise load
+    with every static pass, which imports this module for the report's types."""
+    import statistics
+
+    return statistics.median(values)
 
 
 def direction(unit: str) -> int | None:
@@ -42,7 +49,7 @@ def spread(values: Sequence[float]) -> float | None:
     """Relative spread of repeated runs: (max - min) / median; None for fewer than two."""
     if len(values) < 2:
         return None
-    med = statistics.median(values)
+    med = _median(values)
     return (max(values) - min(values)) / med if med else None
 
 
@@ -139,12 +146,12 @@ def compare(new: Samples, old: Samples, *, threshold: float, repeated: bool) -> 
         ns, os_ = list(new.get(key, ())), list(old.get(key, ()))
         if not ns:
             unit = os_[0][1]
-            out.append(Delta(nodeid, name, unit, statistics.median(v for v, _ in os_), None, None, None,
+            out.append(Delta(nodeid, name, unit, _median(v for v, _ in os_), None, None, None,
                              "gone", tuple(v for v, _ in os_)))
             continue
         unit = ns[0][1]
         new_runs = tuple(v for v, u in ns if u == unit)
-        new_value = statistics.median(new_runs)
+        new_value = _median(new_runs)
         if not os_:
             out.append(Delta(nodeid, name, unit, None, new_value, None, None, "new-case", (), new_runs))
             continue
@@ -153,7 +160,7 @@ def compare(new: Samples, old: Samples, *, threshold: float, repeated: bool) -> 
             out.append(Delta(nodeid, name, unit, None, new_value, None, None, "incomparable", (), new_runs))
             continue
         old_runs = tuple(c for c in converted if c is not None)
-        old_value = statistics.median(old_runs)
+        old_value = _median(old_runs)
         if old_value == 0:
             # zero on both sides (a number rounded away) is no change; from zero, no ratio exists
             same = new_value == 0

@@ -12,6 +12,9 @@ where one function builds a changed Op and one does not. Then:
   - a plain `python -m pytest <whole file>` for the mixed file (what running whole files would cost).
 Runs where it is started: the CPU here, CUDA on the device machine.
 
+Odd repetitions time plain pytest before the hook, even ones after: the first pays for what is cold.
+Printed: the medians, the ratio within each repetition and its median, and every sample.
+
 Usage: python perf/run_overhead.py [--reps 3] [--json PATH]
 """
 
@@ -88,13 +91,31 @@ def main() -> None:
     executions: dict[str, list[int]] = {}
     device = None
     tables = []
+    ratios: list[float] = []  # the whole hook over plain pytest, within each repetition
+    first_targets: list[str] = []
+    fixed: dict[str, str] = {}  # the benchmark files as the hook wrote them in the first repetition
     for rep in range(ns.reps):
         tmp = tempfile.mkdtemp(prefix="bench-op-overhead-")
         repo = os.path.join(tmp, "minitile")
         make_repo(repo)
         out = os.path.join(tmp, "run.json")
-        hook_s, p = sh([sys.executable, "-m", "benchop_hook", "run", "--from-ref", "HEAD~1", "--to-ref", "HEAD",
-                        "--no-commit", "--json", out], repo)
+        hook_cmd = [sys.executable, "-m", "benchop_hook", "run", "--from-ref", "HEAD~1", "--to-ref", "HEAD",
+                    "--no-commit", "--json", out]
+        if rep % 2 == 1:
+            # Odd repetitions run plain pytest first: what runs first in a repetition pays for whatever is cold
+            # (the page cache, the GPU's clocks), so neither side always gets it. It runs in a second copy
+            # holding the files the hook wrote in the first repetition (the same change every time), on the
+            # node ids the hook ran then.
+            twin = os.path.join(tmp, "twin")
+            make_repo(twin)
+            for path, text in fixed.items():
+                with open(os.path.join(twin, path), "w") as f:
+                    f.write(text)
+            plain_s, p2 = sh([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", *first_targets], twin)
+            hook_s, p = sh(hook_cmd, repo)
+        else:
+            hook_s, p = sh(hook_cmd, repo)
+            plain_s = -1.0
         if p.returncode != 0:
             raise SystemExit(p.stdout[-4000:] + p.stderr[-2000:])
         if rep == 0:
@@ -103,13 +124,21 @@ def main() -> None:
         rows.setdefault("hook total (bench-op run, whole process)", []).append(hook_s)
         rows.setdefault("hook: time in its pytest sessions", []).append(data["benchmark_seconds"])
         targets = [t for b in data["benchmarks"] for t in b["targets"]]
+        first_targets = first_targets or targets
+        if targets != first_targets:
+            raise SystemExit(f"the hook ran other node ids this time: {targets} != {first_targets}")
         for b in data["benchmarks"]:
+            if rep == 0:
+                with open(os.path.join(repo, b["path"])) as f:
+                    fixed[b["path"]] = f.read()
             executions.setdefault(b["path"], []).append(b["iterations"])
             device = device or b.get("device")
-        plain_s, p2 = sh([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", *targets], repo)
+        if plain_s < 0:
+            plain_s, p2 = sh([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", *targets], repo)
         if p2.returncode != 0:
             raise SystemExit(p2.stdout[-3000:])
         rows.setdefault("plain pytest of the same node ids", []).append(plain_s)
+        ratios.append(hook_s / plain_s)
         # the same node ids with what bench-op adds to a session (its plugin, JUnit XML, no bytecode
         # written): tells the cost of bench-op's own options from the rest of the hook's
         plugin = os.path.join(ROOT, "benchop_hook", "pytest_plugin")
@@ -133,11 +162,16 @@ def main() -> None:
     print(f"{'measurement':<46} {'seconds':>8}  {'over plain pytest':>18}")
     for k, v in med.items():
         print(f"{k:<46} {v:>8.2f}  {v / plain:>17.2f}x")
+    print(f"\nthe whole hook over plain pytest within each repetition: {', '.join(f'{r:.2f}' for r in ratios)}; "
+          f"median {statistics.median(ratios):.2f}x")
+    for k, v in rows.items():
+        print(f"  {k}: {', '.join(f'{x:.2f}' for x in v)} s")
     print("\nbenchmark executions per fixed file (target: one when the static pass fixed it):")
     for path, n in executions.items():
         print(f"  {path}: {n}")
     if ns.json:
-        json.dump({"device": device, "median_seconds": med, "executions": executions, "reps": ns.reps}, open(ns.json, "w"), indent=2)
+        json.dump({"device": device, "median_seconds": med, "executions": executions, "reps": ns.reps,
+                   "samples": rows, "ratios": ratios}, open(ns.json, "w"), indent=2)
 
 
 if __name__ == "__main__":

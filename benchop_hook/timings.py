@@ -43,6 +43,14 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("benchop_hook.history", "History.base_for", "    all-files: last commit of a benchmark (git)"),
     ("benchop_hook.rewrite", "rewrite", "  rewrite (libcst)"),
     ("benchop_hook.report", "render_check", "report"),
+    # the run: what sits between the static pass and the numbers, and after them
+    ("benchop_hook.execute", "_start_warm", "start the benchmark interpreter early"),
+    ("benchop_hook.runner", "probe", "probe the benchmark interpreter (a process)"),
+    ("benchop_hook.gpus", "visible_gpus", "which GPUs are visible"),
+    ("benchop_hook.repair", "repair_all", "run and repair the benchmark files"),
+    ("benchop_hook.runner", "run_pytest", "  pytest sessions"),
+    ("benchop_hook.notes", "write_note", "record the numbers in git notes"),
+    ("benchop_hook.followup", "_save_report", "save the report"),
 )
 
 _totals: dict[str, list[float]] = {}  # label -> [seconds, calls]

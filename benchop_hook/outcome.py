@@ -33,6 +33,7 @@ class FileOutcome:
     patch: str | None = None
     seconds: float = 0.0
     device: str | None = None
+    runtime: tuple[str, str] | None = None  # (torch version or "", Python version) the numbers were measured with
     gpus: set[str] = field(default_factory=set)
     targets: list[str] = field(default_factory=list)
     content: bytes | None = None  # the file as bench-op leaves it (None: unchanged)

@@ -89,6 +89,7 @@ class FileRepair:
         ctx, out = self.ctx, self.out
         out.runs += 1
         out.device = res.device or out.device
+        out.runtime = res.runtime or out.runtime
         out.gpus |= {t.gpu for t in res.tests if t.gpu}
         v = verdict(res, ctx.root, ctx.is_bench, ctx.env)
         if v.kind == "interface" and v.failure is not None:
@@ -143,7 +144,7 @@ def _run(ctx: LoopContext, targets: list[str], env: dict[str, str], label: str, 
 def _split(res: RunResult, path: str) -> RunResult:
     """The part of a run over several files that belongs to one of them."""
     sub = RunResult(res.targets, res.returncode, res.seconds, timed_out=res.timed_out, device=res.device,
-                    tail=res.tail, log_path=res.log_path, last_started=res.last_started)
+                    runtime=res.runtime, tail=res.tail, log_path=res.log_path, last_started=res.last_started)
     sub.tests = [t for t in res.tests if t.nodeid.split("::", 1)[0] == path]
     sub.errors = [(n, f) for n, f in res.errors if n.split("::", 1)[0] == path]
     sub.selected = len(sub.tests)

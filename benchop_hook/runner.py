@@ -154,6 +154,7 @@ class RunResult:
     errors: list[tuple[str, Failure]] = field(default_factory=list)  # collection errors
     timed_out: bool = False
     device: str | None = None
+    runtime: tuple[str, str] | None = None  # (torch version or "", Python version), from the session itself
     tail: list[str] = field(default_factory=list)
     log_path: str | None = None
     last_started: str | None = None
@@ -449,6 +450,8 @@ def _read_plugin(path: str, res: RunResult) -> bool:
         found = True
         is_worker = bool(data.get("worker"))
         res.device = res.device or data.get("device")
+        if res.runtime is None and data.get("python"):
+            res.runtime = (str(data.get("torch") or ""), str(data["python"]))
         if not workers or is_worker:
             res.collected = max(res.collected, int(data.get("collected", 0) or 0)) if is_worker else int(data.get("collected", 0) or 0)
             res.selected = max(res.selected, int(data.get("selected", 0) or 0)) if is_worker else int(data.get("selected", 0) or 0)

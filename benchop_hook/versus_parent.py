@@ -311,6 +311,10 @@ def _record_run(opts: Options, repo: RepoPaths, cfg: Config, run: RunOutcome, pa
     for (nodeid, name), samples in new_samples(passed).items():
         d = comparison.get(nodeid, name) if comparison is not None else None
         values[(nodeid, name)] = (d.new, d.unit) if d is not None and d.new is not None else samples[0]
-    torch, python = describe_interpreter(_interp(opts, cfg, repo.root))
+    runtime = next((o.runtime for o in passed if o.runtime), None)
+    if runtime is not None:  # the session said what it ran with: no interpreter to start for it
+        torch, python = runtime[0] or None, f"{_interp(opts, cfg, repo.root).path} (Python {runtime[1]})"
+    else:
+        torch, python = describe_interpreter(_interp(opts, cfg, repo.root))
     n = _record(repo.root, commit, device_model(passed[0].device), torch, python, values)
     echo(f"bench-op: recorded {n} numbers for {commit[:12]} in git notes ({notes.REF}).")

@@ -113,6 +113,12 @@ def test_slower_kernel_is_a_regression_against_a_run_at_the_parent(repo: Repo, t
     head_runs = notes.read_note(str(repo.path), repo.head())
     assert head_runs and any(m.nodeid.startswith(SUM) for m in head_runs[0].measures)
     assert head_runs[0].torch and "Python" in head_runs[0].python and head_runs[0].device.startswith("CPU")
+    import platform
+
+    import torch  # the versions come from the benchmark session itself (this interpreter runs it)
+
+    assert head_runs[0].torch == torch.__version__
+    assert head_runs[0].python == f"{sys.executable} (Python {platform.python_version()})"
     assert notes.read_note(str(repo.path), parent)
     assert "refs/notes" not in repo.git("ls-tree", "-r", "--name-only", "HEAD")
 

@@ -197,6 +197,9 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
         "tests": list(_records.values()),
         "errors": _errors,
         "device": device,
+        # what the numbers were measured with, for the git note (no second interpreter to ask afterwards)
+        "torch": getattr(torch, "__version__", None) if torch is not None else None,
+        "python": sys.version.split()[0],
         "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
         "seconds": round(time.time() - _started, 3),
         "collected": _collected["total"],

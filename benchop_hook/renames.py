@@ -29,6 +29,9 @@ WORKLOADS = "the workloads updated in the same commit use the new name"
 OPS = "the op modules updated in the same commit use the new name"
 OTHER = "other modules updated in the same commit use the new name"
 NAMES = "the names match apart from case, direction suffix and the commit's abbreviations"
+FileMap = Callable[[Callable[[tuple[str, str, str]], list[tuple[str, str]]], list[tuple[str, str, str]]],
+                   list[list[tuple[str, str]]]]
+
 _RANK = {EXPORTS: 0, TESTS: 1, WORKLOADS: 2, OPS: 3, OTHER: 3, NAMES: 4}
 
 
@@ -39,11 +42,14 @@ class Pairing:
 
 
 def votes_from(files: Iterable[tuple[str, str, str]], olds: Collection[str] | None = None,
-               news: Collection[str] | None = None) -> dict[tuple[str, str], set[str]]:
+               news: Collection[str] | None = None, map_files: FileMap | None = None
+               ) -> dict[tuple[str, str], set[str]]:
     """(old name, new name) -> evidence kinds, from (kind, old text, new text) of the files a commit
-    changed; only pairs of an old name in `olds` and a new one in `news` when those are given."""
+    changed; only pairs of an old name in `olds` and a new one in `news` when those are given.
+    `map_files(f, files)` is `[f(x) for x in files]` (the caller may spread it over processes)."""
     out: dict[tuple[str, str], set[str]] = {}
     wanted = None if olds is None or news is None else _pairs_of(set(olds), set(news))
+    kept: list[tuple[str, str, str]] = []
     for kind, old_text, new_text in files:
         # A swap of o for n needs o on an old line and n on a new one: a file that has neither says
         # nothing, and diffing it (difflib and two parses) was most of a large commit's static pass.
@@ -51,7 +57,14 @@ def votes_from(files: Iterable[tuple[str, str, str]], olds: Collection[str] | No
             continue
         if news is not None and not any(n in new_text for n in news):
             continue
-        for pair in substitutions(old_text, new_text, wanted):
+        kept.append((kind, old_text, new_text))
+
+    def swaps(f: tuple[str, str, str]) -> list[tuple[str, str]]:
+        return substitutions(f[1], f[2], wanted)
+
+    found = map_files(swaps, kept) if map_files is not None else [swaps(f) for f in kept]
+    for (kind, _, _), pairs in zip(kept, found):
+        for pair in pairs:
             out.setdefault(pair, set()).add(kind)
     return out
 

@@ -18,6 +18,10 @@ import difflib
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ast
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DIRECTION = re.compile(r"(fwd|bwd|forward|backward)$")
@@ -115,13 +119,33 @@ def _prose_lines(text: str, lines: list[str]) -> set[int]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return out
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if (
             isinstance(node, ast.Expr)
             and isinstance(node.value, ast.Constant)
             and isinstance(node.value.value, str)
         ):
             out.update(range(node.lineno - 1, (node.end_lineno or node.lineno)))
+    return out
+
+
+def _statements(tree: ast.Module) -> list[ast.AST]:
+    """Every statement of the tree (and the handlers and match cases that hold statements), without
+    descending into expressions: an `Expr` statement is only ever in a list of statements, and no
+    expression holds one (a lambda's body is an expression). `ast.walk` visited every node of the 86 files
+    a large rename commit parses here (~0.15 s)."""
+    import ast
+
+    holders = (ast.stmt, ast.excepthandler, ast.match_case)
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        for name in node._fields:
+            v = getattr(node, name, None)
+            if isinstance(v, list):
+                todo.extend(item for item in v if isinstance(item, holders))
     return out
 
 

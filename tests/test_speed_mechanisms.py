@@ -418,3 +418,30 @@ def test_rename_votes_spread_over_processes_are_the_votes() -> None:
     for olds, news in [(None, None), ({"SumOp", "MeanOp", "b"}, {"SumFwdOp", "MeanFwdOp", "c"})]:
         assert renames.votes_from(files, olds, news, spread) == renames.votes_from(files, olds, news)
     assert renames.votes_from(files, None, None, spread)[("SumOp", "SumFwdOp")] == {renames.TESTS, renames.WORKLOADS}
+
+
+def test_prose_lines_found_through_statements_are_those_of_every_node() -> None:
+    import ast
+    from pathlib import Path
+
+    def every_node(text: str) -> set[int]:  # the long way: ast.walk over every node
+        out = set()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                out.update(range(node.lineno - 1, node.end_lineno or node.lineno))
+        return out
+
+    nested = ('class A:\n    """doc"""\n    def f(self):\n        try:\n            "in try"\n        except E:\n'
+              '            """in handler"""\n        else:\n            "else"\n        finally:\n            "fin"\n'
+              '        match x:\n            case 1:\n                "in case"\n        with a:\n            while b:\n'
+              '                for c in d:\n                    if e:\n                        "deep"\n'
+              '                    else:\n                        "orelse"\n        g = lambda: "not a statement"\n'
+              '        async def h():\n            "async"\n            async with x:\n                "aw"\n')
+    assert renames._prose_lines(nested, []) == every_node(nested) and len(every_node(nested)) == 10
+    root = Path(__file__).parent.parent
+    sources = [p.read_text() for p in [*sorted((root / "benchop_hook").rglob("*.py")), *sorted((root / "tests").rglob("*.py"))]]
+    assert len(sources) > 50
+    for text in sources:
+        lines = text.splitlines()
+        comments = {i for i, line in enumerate(lines) if line.lstrip().startswith("#")}
+        assert renames._prose_lines(text, lines) == comments | every_node(text)

@@ -230,16 +230,31 @@ class StaticPass:
     def _detected(self, p: str) -> bool:
         return self.paths.op(p) or self.paths.interface(p)
 
-    def _interface_changed(self, c: gitrepo.Change) -> bool:
-        """An interface file whose classes' constructors changed (most changes to such files don't)."""
+    def _interface_changed(self, changes: list[gitrepo.Change], meanwhile: Callable[[], object] | None = None,
+                           meanwhile_weight: int = 0) -> list[bool]:
+        """For each change, whether it is of an interface file whose classes' constructors changed (most
+        changes to such files don't). A large commit's files are split between two processes, and
+        `meanwhile` runs in this one while the other works."""
+        from benchop_hook import forked
         from benchop_hook.interfaces import constructor_changed
 
-        paths = [p for p in (c.old_path, c.new_path) if p]
-        if not paths or not all(self.paths.interface(p) for p in paths) or self.src.old is None:
-            return False
-        old = self.src.old.read(c.old_path) if c.old_path else None
-        new = self.src.new.read(c.new_path) if c.new_path else None
-        return constructor_changed(old, new)
+        asks: list[tuple[bytes | None, bytes | None]] = []
+        where: list[int] = []
+        for i, c in enumerate(changes):
+            paths = [p for p in (c.old_path, c.new_path) if p]
+            if not paths or not all(self.paths.interface(p) for p in paths) or self.src.old is None:
+                continue
+            old = self.src.old.read(c.old_path) if c.old_path else None
+            new = self.src.new.read(c.new_path) if c.new_path else None
+            asks.append((old, new))
+            where.append(i)
+        out = [False] * len(changes)
+        weights = [len(o or b"") + len(n or b"") for o, n in asks]
+        answers = forked.map_split(lambda a: constructor_changed(*a), asks, weights, meanwhile=meanwhile,
+                                   meanwhile_weight=meanwhile_weight)
+        for i, yes in zip(where, answers):
+            out[i] = yes
+        return out
 
     def _rename_votes(self, olds: set[str], news: set[str]) -> dict[tuple[str, str], set[str]]:
         """Swaps of an old name for a new one in the other Python files of the diff (benchmarks excluded:
@@ -259,7 +274,14 @@ class StaticPass:
             kind = (renames.EXPORTS if p.endswith("__init__.py") else renames.TESTS if self.paths.test(p)
                     else renames.OPS if self.paths.op(p) else renames.WORKLOADS if "workload" in p else renames.OTHER)
             files.append((kind, old.decode("utf-8", "replace"), new.decode("utf-8", "replace")))
-        return renames.votes_from(files, olds, news)
+        from benchop_hook import forked
+
+        def spread(f: Callable[[tuple[str, str, str]], list[tuple[str, str]]],
+                   xs: list[tuple[str, str, str]]) -> list[list[tuple[str, str]]]:
+            # A file with a swap is diffed and parsed on both sides: worth a fork from a few files on.
+            return forked.map_split(f, xs, [len(a) + len(b) for _, a, b in xs], min_weight=VOTES_FORK_WEIGHT)
+
+        return renames.votes_from(files, olds, news, spread)
 
     def _op_files(self) -> list[str]:
         return [p for p in self.src.new.paths() if self.paths.op(p)]
@@ -274,9 +296,22 @@ class StaticPass:
     def run(self) -> StaticResult:
         if self.target.mode == "all":
             return self._run_all()
-        op_changes = [c for c in self.src.changes
-                      if (c.old_path and self.paths.op(c.old_path)) or (c.new_path and self.paths.op(c.new_path))
-                      or self._interface_changed(c)]
+
+        def op(c: gitrepo.Change) -> bool:
+            return bool((c.old_path and self.paths.op(c.old_path)) or (c.new_path and self.paths.op(c.new_path)))
+
+        others = [c for c in self.src.changes if not op(c)]
+        # The op files are parsed below whatever the interface check says: parse them while it runs.
+        warm: list[tuple[Project, str]] = []
+        if self.old_p is not None and self.src.old is not None:
+            ops = [c for c in self.src.changes if op(c)]
+            warm = [(self.old_p, c.old_path) for c in ops if c.old_path and self._detected(c.old_path)]
+            warm += [(self.new_p, c.new_path) for c in ops if c.new_path and self._detected(c.new_path)]
+        # (parsing a module into the project costs about twice what the interface check costs per byte)
+        weight = 2 * sum(len(d) for p, path in warm if (d := p.snapshot.read(path)) is not None)
+        changed = {id(c) for c, yes in zip(others, self._interface_changed(
+            others, lambda: [p.at(path) for p, path in warm], weight)) if yes}
+        op_changes = [c for c in self.src.changes if op(c) or id(c) in changed]
         self.result.op_files_changed = bool(op_changes)
         if not op_changes or self.old_p is None:
             return self.result
@@ -938,6 +973,9 @@ class StaticPass:
                 continue  # a function or a constant, or beyond a star import: not a class, not lost
             out.append(Note(path, 0, f"from {module} import {name}", f"unresolved: {module} defines no {name}"))
         return out
+
+
+VOTES_FORK_WEIGHT = 300_000  # characters of the files the rename votes diff
 
 
 def _all_imports(mi: ModuleInfo) -> list[tuple[str, tuple[str, ...]]]:

@@ -18,6 +18,10 @@ import difflib
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ast
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DIRECTION = re.compile(r"(fwd|bwd|forward|backward)$")
@@ -29,6 +33,9 @@ WORKLOADS = "the workloads updated in the same commit use the new name"
 OPS = "the op modules updated in the same commit use the new name"
 OTHER = "other modules updated in the same commit use the new name"
 NAMES = "the names match apart from case, direction suffix and the commit's abbreviations"
+FileMap = Callable[[Callable[[tuple[str, str, str]], list[tuple[str, str]]], list[tuple[str, str, str]]],
+                   list[list[tuple[str, str]]]]
+
 _RANK = {EXPORTS: 0, TESTS: 1, WORKLOADS: 2, OPS: 3, OTHER: 3, NAMES: 4}
 
 
@@ -39,11 +46,14 @@ class Pairing:
 
 
 def votes_from(files: Iterable[tuple[str, str, str]], olds: Collection[str] | None = None,
-               news: Collection[str] | None = None) -> dict[tuple[str, str], set[str]]:
+               news: Collection[str] | None = None, map_files: FileMap | None = None
+               ) -> dict[tuple[str, str], set[str]]:
     """(old name, new name) -> evidence kinds, from (kind, old text, new text) of the files a commit
-    changed; only pairs of an old name in `olds` and a new one in `news` when those are given."""
+    changed; only pairs of an old name in `olds` and a new one in `news` when those are given.
+    `map_files(f, files)` is `[f(x) for x in files]` (the caller may spread it over processes)."""
     out: dict[tuple[str, str], set[str]] = {}
     wanted = None if olds is None or news is None else _pairs_of(set(olds), set(news))
+    kept: list[tuple[str, str, str]] = []
     for kind, old_text, new_text in files:
         # A swap of o for n needs o on an old line and n on a new one: a file that has neither says
         # nothing, and diffing it (difflib and two parses) was most of a large commit's static pass.
@@ -51,7 +61,14 @@ def votes_from(files: Iterable[tuple[str, str, str]], olds: Collection[str] | No
             continue
         if news is not None and not any(n in new_text for n in news):
             continue
-        for pair in substitutions(old_text, new_text, wanted):
+        kept.append((kind, old_text, new_text))
+
+    def swaps(f: tuple[str, str, str]) -> list[tuple[str, str]]:
+        return substitutions(f[1], f[2], wanted)
+
+    found = map_files(swaps, kept) if map_files is not None else [swaps(f) for f in kept]
+    for (kind, _, _), pairs in zip(kept, found):
+        for pair in pairs:
             out.setdefault(pair, set()).add(kind)
     return out
 
@@ -102,13 +119,33 @@ def _prose_lines(text: str, lines: list[str]) -> set[int]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return out
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if (
             isinstance(node, ast.Expr)
             and isinstance(node.value, ast.Constant)
             and isinstance(node.value.value, str)
         ):
             out.update(range(node.lineno - 1, (node.end_lineno or node.lineno)))
+    return out
+
+
+def _statements(tree: ast.Module) -> list[ast.AST]:
+    """Every statement of the tree (and the handlers and match cases that hold statements), without
+    descending into expressions: an `Expr` statement is only ever in a list of statements, and no
+    expression holds one (a lambda's body is an expression). `ast.walk` visited every node of the 86 files
+    a large rename commit parses here (~0.15 s)."""
+    import ast
+
+    holders = (ast.stmt, ast.excepthandler, ast.match_case)
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        for name in node._fields:
+            v = getattr(node, name, None)
+            if isinstance(v, list):
+                todo.extend(item for item in v if isinstance(item, holders))
     return out
 
 

@@ -28,6 +28,8 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("benchop_hook.gitrepo", "WorkTree.read", "  read files from the working tree"),
     ("benchop_hook.gitrepo", "GitSnapshot.read", "  read blobs from git"),
     ("benchop_hook.modules", "parse_source", "  parse (ast) and read classes/imports"),
+    ("benchop_hook.pipeline", "StaticPass._interface_changed", "  interface files: constructors changed?"),
+    ("benchop_hook.pipeline", "StaticPass._rename_votes", "  rename votes from the other changed files"),
     ("benchop_hook.changes", "detect", "  detect Op changes"),
     ("benchop_hook.callsites", "ModuleAnalyzer.__init__", "  call sites: scopes of a module"),
     ("benchop_hook.callsites", "ModuleAnalyzer.calls", "  call sites: resolve calls"),

@@ -1,6 +1,12 @@
-"""The shortcuts taken for speed give the answers the long way gives: pure functions, tested with strings."""
+"""The shortcuts taken for speed give the answers the long way gives: pure functions, tested with strings
+(and the forked interface check, on a real repository)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
 
 from benchop_hook import renames
 
@@ -310,3 +316,132 @@ def test_sources_whose_lines_can_mean_something_else_alone_are_parsed_whole():
     new = old.replace(b"        return x\n", b"        return x\n    def __init__(self, other): ...\n")
     assert interfaces.constructors_after_edit(tree, old, new) in (None, interfaces.constructors(new))
     assert interfaces.constructor_changed(old, new)
+
+
+# -- the interface check of a large commit is split between two processes
+
+def _pid_is_not(pid: int) -> Callable[[int], bool]:
+    import os
+
+    return lambda x: os.getpid() != pid
+
+
+def test_forked_answers_come_back_in_order_from_the_child() -> None:
+    import os
+
+    from benchop_hook import forked
+
+    if not forked._can_fork():
+        pytest.skip("no fork on this machine (one core, or threads running)")
+    ran: list[int] = []
+    got = forked.map_split(_pid_is_not(os.getpid()), list(range(10)), [1] * 10, min_weight=0,
+                           meanwhile=lambda: ran.append(os.getpid()), meanwhile_weight=4)
+    # The child (another pid) answered the last items; this process the first ones and `meanwhile`.
+    assert got == [False] * 3 + [True] * 7
+    assert ran == [os.getpid()]
+    # Under the threshold everything is answered here.
+    assert forked.map_split(_pid_is_not(os.getpid()), list(range(10)), [1] * 10, min_weight=11) == [False] * 10
+
+
+def test_a_failing_child_leaves_its_half_to_this_process() -> None:
+    import os
+
+    from benchop_hook import forked
+
+    if not forked._can_fork():
+        pytest.skip("no fork on this machine (one core, or threads running)")
+    me = os.getpid()
+
+    def fails_elsewhere(x: int) -> bool:
+        if os.getpid() != me:
+            raise RuntimeError("child")
+        return x % 2 == 0
+
+    assert forked.map_split(fails_elsewhere, list(range(6)), [1] * 6, min_weight=0) == [x % 2 == 0 for x in range(6)]
+
+
+def test_the_forked_interface_check_reports_what_the_serial_one_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    from test_evidence_idioms import make
+
+    from benchop_hook import cli, forked
+
+    if not forked._can_fork():
+        pytest.skip("no fork on this machine (one core, or threads running)")
+    old = "class Case{k}:\n    def __init__(self, m, n):\n        self.m = m\n"
+    files = {f"workloads/w{k}.py": old.format(k=k) for k in range(6)}
+    files["workloads/__init__.py"] = ""
+    files["benchmarks/bench_w.py"] = ("".join(f"from workloads.w{k} import Case{k}\n" for k in range(6))
+                                      + "\n\ndef test_bench(m=1, n=2):\n"
+                                      + "".join(f"    Case{k}(m, n)\n" for k in range(6)))
+    repo = make(tmp_path, files)
+    for k in range(6):  # three constructors change, three files change elsewhere
+        new = old.format(k=k)
+        new = new.replace("(self, m, n)", "(self, n)") if k % 2 else new + "\n\ndef helper():\n    return 1\n"
+        repo.write(f"workloads/w{k}.py", new)
+    repo.commit("workloads: some rows come from the inputs")
+    monkeypatch.chdir(repo.path)
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counted() -> int:
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counted)
+    outs = []
+    for threshold in (10**12, 0):
+        monkeypatch.setattr(forked, "MIN_WEIGHT", threshold)
+        rc = cli.main(["check", "--from-ref", "HEAD~1", "--to-ref", "HEAD"])
+        outs.append((rc, capsys.readouterr().out))
+    assert len(forks) == 1  # the second run forked, the first did not
+    assert outs[0] == outs[1]
+    assert outs[0][0] == 1 and all(f"Case{k}" in outs[0][1] for k in (1, 3, 5)), outs[0]
+    assert not any(f"Case{k}(" in outs[0][1] for k in (0, 2, 4)), outs[0]
+
+
+
+def test_rename_votes_spread_over_processes_are_the_votes() -> None:
+    from benchop_hook import forked
+
+    if not forked._can_fork():
+        pytest.skip("no fork on this machine (one core, or threads running)")
+    files = [(renames.TESTS, OLD_TEST, NEW_TEST), (renames.OTHER, UNRELATED_OLD, UNRELATED_NEW),
+             (renames.WORKLOADS, OLD_TEST.replace("test_sum", "test_mean"), NEW_TEST.replace("test_sum", "test_mean"))]
+
+    def spread(f: Callable[[tuple[str, str, str]], list[tuple[str, str]]],
+               xs: list[tuple[str, str, str]]) -> list[list[tuple[str, str]]]:
+        return forked.map_split(f, xs, [1] * len(xs), min_weight=0)
+
+    for olds, news in [(None, None), ({"SumOp", "MeanOp", "b"}, {"SumFwdOp", "MeanFwdOp", "c"})]:
+        assert renames.votes_from(files, olds, news, spread) == renames.votes_from(files, olds, news)
+    assert renames.votes_from(files, None, None, spread)[("SumOp", "SumFwdOp")] == {renames.TESTS, renames.WORKLOADS}
+
+
+def test_prose_lines_found_through_statements_are_those_of_every_node() -> None:
+    import ast
+    from pathlib import Path
+
+    def every_node(text: str) -> set[int]:  # the long way: ast.walk over every node
+        out = set()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                out.update(range(node.lineno - 1, node.end_lineno or node.lineno))
+        return out
+
+    nested = ('class A:\n    """doc"""\n    def f(self):\n        try:\n            "in try"\n        except E:\n'
+              '            """in handler"""\n        else:\n            "else"\n        finally:\n            "fin"\n'
+              '        match x:\n            case 1:\n                "in case"\n        with a:\n            while b:\n'
+              '                for c in d:\n                    if e:\n                        "deep"\n'
+              '                    else:\n                        "orelse"\n        g = lambda: "not a statement"\n'
+              '        async def h():\n            "async"\n            async with x:\n                "aw"\n')
+    assert renames._prose_lines(nested, []) == every_node(nested) and len(every_node(nested)) == 10
+    root = Path(__file__).parent.parent
+    sources = [p.read_text() for p in [*sorted((root / "benchop_hook").rglob("*.py")), *sorted((root / "tests").rglob("*.py"))]]
+    assert len(sources) > 50
+    for text in sources:
+        lines = text.splitlines()
+        comments = {i for i, line in enumerate(lines) if line.lstrip().startswith("#")}
+        assert renames._prose_lines(text, lines) == comments | every_node(text)

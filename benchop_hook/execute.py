@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from benchop_hook.commands.common import static
 from benchop_hook.config import Config, parse_gpus
-from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK, BenchOpError, UsageError
+from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK, UsageError
 from benchop_hook.files import TreeGuard, save_patch
 from benchop_hook.gitrepo import Change, RepoPaths
 from benchop_hook.gpus import choose_gpus
@@ -30,7 +30,7 @@ from benchop_hook.options import Options
 from benchop_hook.outcome import Component, FileOutcome, RunOutcome, components
 from benchop_hook.pipeline import FileResult, StaticResult
 from benchop_hook.report import fix_lines, hand_edit, outcome_lines, render_check, unified_diff
-from benchop_hook.runner import Interpreter, Warm, probe, resolve_python, uses_benchmark_fixture
+from benchop_hook.runner import Interpreter, Warm, probe, resolve_python, start_warm, uses_benchmark_fixture
 from benchop_hook.target import Target
 
 if TYPE_CHECKING:  # the repair loop (libcst) is imported when a run starts: the early pytest starts first
@@ -74,45 +74,22 @@ Excluded = tuple[tuple[FileResult, str], ...]  # files left alone, and why
 
 def execute(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes: list[Change],
             guard: TreeGuard, *, bench_from: str = "worktree", prepare: Prepare | None = None,
-            finalize: bool = True) -> RunOutcome:
+            finalize: bool = True, warm: Warm | None = None) -> RunOutcome:
     """The whole pipeline below the command line. Writes benchmark files in the working tree only.
 
     `prepare(fr)` turns a statically fixed file into what goes on disk, or `LeftAlone` (the follow-up
     commit uses it to keep the user's unstaged edits). With `finalize=False` the caller decides what
-    stays (the files of good components are not kept yet).
+    stays (the files of good components are not kept yet). `warm`: the benchmark interpreter, started by
+    the caller as soon as it knew there was work (`runner.start_warm`); else it is started here.
     """
     limits = settings(opts, cfg)
-    warm = None if opts.no_run else _start_warm(repo.root, opts, cfg)
+    if warm is None and not opts.no_run:
+        warm = start_warm(repo.root, opts.python, cfg)
     try:
         return _execute(opts, repo, cfg, target, changes, guard, limits, warm, bench_from, prepare, finalize)
     finally:
         if warm is not None:
             warm.close()  # nothing took it (nothing to run, blocked, an error, Ctrl-C): it goes now
-
-
-def _start_warm(root: str, opts: Options, cfg: Config) -> Warm | None:
-    """The benchmark interpreter, started now: it imports pytest and torch while the static pass runs."""
-    try:
-        interp = resolve_python(root, opts.python, cfg.python)
-    except BenchOpError:
-        return None  # said once, below, where it has always been said
-    return Warm(interp, root, warm_modules(root, cfg))
-
-
-def warm_modules(root: str, cfg: Config) -> tuple[str, ...]:
-    """What the early process imports before the project's conftest: torch, unless a conftest next to the
-    benchmarks may set the environment first (torch reads some of it when imported): then only pytest."""
-    tops = {g.split("/", 1)[0] for g in cfg.benchmark_paths if "/" in g}
-    dirs = {""} | {t for t in tops if "*" not in t}
-    for d in sorted(dirs):
-        try:
-            with open(os.path.join(root, d, "conftest.py"), "rb") as f:
-                data = f.read()
-        except OSError:
-            continue
-        if b"environ" in data or b"putenv" in data:
-            return ()
-    return ("torch",)
 
 
 def _execute(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes: list[Change],

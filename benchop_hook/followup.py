@@ -22,29 +22,33 @@ from benchop_hook.outcome import Component, RunOutcome
 from benchop_hook.paths import Paths
 from benchop_hook.pipeline import FileResult
 from benchop_hook.report import commit_message, run_json, write_json
+from benchop_hook.runner import Warm
 from benchop_hook.target import Target
 from benchop_hook.versus_parent import after_run, before_commit
 
 
 def run_and_maybe_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes: list[Change],
-                         *, merge_done: bool = False, flow_done: frozenset[str] = frozenset()) -> RunOutcome:
+                         *, merge_done: bool = False, flow_done: frozenset[str] = frozenset(),
+                         warm: Warm | None = None) -> RunOutcome:
     """The follow-up commit whenever the range ends at HEAD, unless --no-commit; else the working tree only.
 
     `merge_done`: called after a merge (post-merge), when git has not removed MERGE_HEAD yet.
     `flow_done`: git state files of a rebase or cherry-pick that has finished although they are still there.
     Either way the numbers are compared with the parent's (--baseline) inside the tree guard, and
-    recorded in git notes on the commit they measured.
+    recorded in git notes on the commit they measured. `warm`: the benchmark interpreter, started early.
     """
     if target.mode == "range" and target.to_is_head and not opts.no_commit:
-        run = _with_commit(opts, repo, cfg, target, changes, merge_done=merge_done, flow_done=flow_done)
+        run = _with_commit(opts, repo, cfg, target, changes, merge_done=merge_done, flow_done=flow_done,
+                           warm=warm)
     else:
         with tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
-            run = before_commit(opts, repo, cfg, target, execute(opts, repo, cfg, target, changes, guard))
+            run = execute(opts, repo, cfg, target, changes, guard, warm=warm)
+            run = before_commit(opts, repo, cfg, target, run)
     return after_run(opts, repo, cfg, run)
 
 
 def _with_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes: list[Change],
-                 *, merge_done: bool, flow_done: frozenset[str]) -> RunOutcome:
+                 *, merge_done: bool, flow_done: frozenset[str], warm: Warm | None) -> RunOutcome:
     root = repo.root
     assert target.to_rev is not None
     merge_done = merge_done or bool(os.environ.get("PRE_COMMIT_IS_SQUASH_MERGE"))
@@ -57,7 +61,7 @@ def _with_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Target, ch
     is_bench = Paths(cfg).bench
     with tree_guard(root, repo.git_dir, is_bench) as guard:
         run = execute(opts, repo, cfg, target, changes, guard, bench_from="target", prepare=user.prepare,
-                      finalize=False)
+                      finalize=False, warm=warm)
         if not run.components and not run.excluded:
             return run  # nothing was written: nothing to commit
         run = before_commit(opts, repo, cfg, target, run)  # the commit's table gains "vs parent"

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from benchop_hook.config import Config
 from benchop_hook.errors import EXIT_USAGE, BenchOpError
 from benchop_hook.notrun import CannotRun
 
@@ -312,6 +313,32 @@ def _pump(proc: subprocess.Popen[bytes], out: _Output, *, deadline: float) -> bo
         _kill_group(proc)
     t.join(timeout=5)
     return timed_out
+
+
+def start_warm(root: str, python: str | None, cfg: Config) -> Warm | None:
+    """The benchmark interpreter, started now: it imports pytest and torch while bench-op imports its static
+    pass and runs it. Called as soon as a command knows there is work, before those imports."""
+    try:
+        interp = resolve_python(root, python, cfg.python)
+    except BenchOpError:
+        return None  # said once, later, where the run resolves it
+    return Warm(interp, root, warm_modules(root, cfg))
+
+
+def warm_modules(root: str, cfg: Config) -> tuple[str, ...]:
+    """What the early process imports before the project's conftest: torch, unless a conftest next to the
+    benchmarks may set the environment first (torch reads some of it when imported): then only pytest."""
+    tops = {g.split("/", 1)[0] for g in cfg.benchmark_paths if "/" in g}
+    dirs = {""} | {t for t in tops if "*" not in t}
+    for d in sorted(dirs):
+        try:
+            with open(os.path.join(root, d, "conftest.py"), "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        if b"environ" in data or b"putenv" in data:
+            return ()
+    return ("torch",)
 
 
 class Warm:

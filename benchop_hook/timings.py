@@ -12,7 +12,10 @@ from __future__ import annotations
 import atexit
 import functools
 import importlib
+import importlib.abc
+import importlib.machinery
 import inspect
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -46,7 +49,9 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("benchop_hook.rewrite", "rewrite", "  rewrite (libcst)"),
     ("benchop_hook.report", "render_check", "report"),
     # the run: what sits between the static pass and the numbers, and after them
-    ("benchop_hook.execute", "_start_warm", "start the benchmark interpreter early"),
+    ("benchop_hook.runner", "start_warm", "start the benchmark interpreter early"),
+    ("benchop_hook.execute", "write", "write the fixes"),
+    ("benchop_hook.execute", "_run", "the run: import the repair loop, run, outcomes"),
     ("benchop_hook.runner", "probe", "probe the benchmark interpreter (a process)"),
     ("benchop_hook.gpus", "visible_gpus", "which GPUs are visible"),
     ("benchop_hook.repair", "repair_all", "run and repair the benchmark files"),
@@ -55,16 +60,40 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("benchop_hook.followup", "_save_report", "save the report"),
 )
 
+# Modules whose import is itself a stage (its time, and when it happened).
+IMPORTS: dict[str, str] = {
+    "benchop_hook.repair": "import the repair loop (libcst with it)",
+    "benchop_hook.rewrite": "  import the rewriter (libcst)",
+}
+
 _totals: dict[str, list[float]] = {}  # label -> [seconds, calls]
+_span: dict[str, list[float]] = {}  # label -> [first start, last end], seconds since install
 _active: set[str] = set()
 _wrappers: set[Callable[..., Any]] = set()  # the timed wrappers, so that one is never wrapped twice
 _start = time.perf_counter()
+_epoch = time.time()
+_exec_offset: float | None = None
 
 
 def _add(label: str, secs: float, calls: int) -> None:
     slot = _totals.setdefault(label, [0.0, 0])
     slot[0] += secs
     slot[1] += calls
+    end = time.perf_counter() - _start
+    span = _span.setdefault(label, [end - secs, end])
+    span[1] = end
+
+
+def _since_exec() -> float | None:
+    """Seconds from this process's exec to now (Linux), to place `install` on the process's own clock."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            started = int(f.read().rsplit(b")", 1)[1].split()[19])
+        with open("/proc/uptime", "rb") as f:
+            uptime = float(f.read().split()[0])
+        return uptime - started / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _wrap(fn: Callable[..., Any], label: str) -> Callable[..., Any]:
@@ -105,12 +134,11 @@ def _wrap(fn: Callable[..., Any], label: str) -> Callable[..., Any]:
     return timed
 
 
-def install() -> None:
-    """Wrap every stage (importing its module now, libcst excepted until it is used) and report at exit."""
+def _wrap_module(mod: Any) -> None:
+    """Wrap the stages that live in `mod`."""
     for modname, attr, label in STAGES:
-        if modname == "benchop_hook.rewrite" and modname not in sys.modules:
-            continue  # importing libcst just to time it would change what is measured
-        mod = importlib.import_module(modname)
+        if modname != mod.__name__:
+            continue
         owner: Any = mod
         name = attr
         if "." in attr:
@@ -129,16 +157,62 @@ def install() -> None:
                     and getattr(other, name, None) is orig
                 ):
                     setattr(other, name, new)
+
+
+class _WrapOnImport(importlib.abc.MetaPathFinder):
+    """Wraps a stage's module when the program imports it, not before: importing every stage at install
+    (libcst among them) would move imports and change what is measured."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname not in self.names:
+            return None
+        self.names.discard(fullname)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        loader = spec.loader if spec is not None else None
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            t0 = time.perf_counter()
+            run(module)
+            if fullname in IMPORTS:
+                _add(IMPORTS[fullname], time.perf_counter() - t0, 1)
+            _wrap_module(module)
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]  # this one loader, for this one module
+        return spec
+
+
+def install() -> None:
+    """Wrap every stage, now for the modules already imported, else when the program imports them; report
+    at exit."""
+    global _start, _epoch, _exec_offset
+    _start, _epoch = time.perf_counter(), time.time()
+    _exec_offset = _since_exec()
+    later = set()
+    for modname in dict.fromkeys([*(m for m, _, _ in STAGES), *IMPORTS]):
+        if modname in sys.modules:
+            _wrap_module(sys.modules[modname])
+        else:
+            later.add(modname)
+    sys.meta_path.insert(0, _WrapOnImport(later))
     atexit.register(report)
 
 
 def report() -> None:
     total = time.perf_counter() - _start
+    exec_note = f"; install {_exec_offset:.3f} s after exec" if _exec_offset is not None else ""
     print(
-        f"bench-op timings (seconds; nested stages overlap; {total:.3f} s from install to exit):",
+        f"bench-op timings (seconds; nested stages overlap; {total:.3f} s from install to exit{exec_note}; "
+        f"[first start, last end] since install; wall clock at install {_epoch:.3f}):",
         file=sys.stderr,
     )
-    for _mod, _attr, label in STAGES:
+    for label in [*(label for _, _, label in STAGES), *IMPORTS.values()]:
         if label in _totals:
             secs, calls = _totals[label]
-            print(f"  {label:<52} {secs:8.3f}  ({int(calls)} calls)", file=sys.stderr)
+            lo, hi = _span[label]
+            print(f"  {label:<52} {secs:8.3f}  ({int(calls)} calls)  [{lo:.3f}, {hi:.3f}]", file=sys.stderr)

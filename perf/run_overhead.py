@@ -15,7 +15,7 @@ Runs where it is started: the CPU here, CUDA on the device machine.
 Odd repetitions time plain pytest before the hook, even ones after: the first pays for what is cold.
 Printed: the medians, the ratio within each repetition and its median, and every sample.
 
-Usage: python perf/run_overhead.py [--reps 3] [--json PATH]
+Usage: python perf/run_overhead.py [--reps 3] [--json PATH] [--ratio-only]
 """
 
 from __future__ import annotations
@@ -86,6 +86,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--json")
+    ap.add_argument("--ratio-only", action="store_true",
+                    help="time only the hook and plain pytest of the same node ids (half the device time)")
     ns = ap.parse_args()
     rows: dict[str, list[float]] = {}
     executions: dict[str, list[int]] = {}
@@ -139,6 +141,9 @@ def main() -> None:
             raise SystemExit(p2.stdout[-3000:])
         rows.setdefault("plain pytest of the same node ids", []).append(plain_s)
         ratios.append(hook_s / plain_s)
+        if ns.ratio_only:
+            shutil.rmtree(tmp, ignore_errors=True)
+            continue
         # the same node ids with what bench-op adds to a session (its plugin, JUnit XML, no bytecode
         # written): tells the cost of bench-op's own options from the rest of the hook's
         plugin = os.path.join(ROOT, "benchop_hook", "pytest_plugin")

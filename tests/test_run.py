@@ -281,7 +281,7 @@ def test_early_started_pytest_without_pytest_says_install_it(tmp_path: Path) -> 
 
 def test_early_start_leaves_torch_to_a_conftest_that_sets_the_environment(tmp_path: Path) -> None:
     from benchop_hook.config import load
-    from benchop_hook.execute import warm_modules
+    from benchop_hook.runner import warm_modules
 
     (tmp_path / "pyproject.toml").write_text('[tool.bench-op]\nbenchmark-paths = ["benchmarks/**/*.py"]\n')
     (tmp_path / "benchmarks").mkdir()

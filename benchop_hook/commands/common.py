@@ -3,8 +3,10 @@ to do."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from benchop_hook import config as config_mod
@@ -16,6 +18,7 @@ from benchop_hook.target import Target, changed_files, resolve
 if TYPE_CHECKING:
     from benchop_hook.context import StaticContext
     from benchop_hook.pipeline import StaticResult
+    from benchop_hook.runner import Warm
 
 
 def open_repo(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config]:
@@ -24,6 +27,21 @@ def open_repo(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config]:
     for w in cfg.warnings:
         print(w, file=sys.stderr)
     return repo, cfg
+
+
+@contextlib.contextmanager
+def early_pytest(root: str, opts: Options, cfg: config_mod.Config) -> Iterator[Warm | None]:
+    """The benchmark interpreter, started before the static pass is imported (pytest's and torch's
+    imports overlap with bench-op's), for a command that knows it has work; ended on the way out if
+    nothing took it."""
+    from benchop_hook.runner import start_warm
+
+    warm = None if opts.no_run else start_warm(root, opts.python, cfg)
+    try:
+        yield warm
+    finally:
+        if warm is not None:
+            warm.close()
 
 
 def op_files_touched(cfg: config_mod.Config, changes: list[gitrepo.Change]) -> bool:

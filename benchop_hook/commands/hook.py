@@ -17,7 +17,7 @@ import sys
 
 from benchop_hook import config as config_mod
 from benchop_hook import gitrepo
-from benchop_hook.commands.common import needs_work
+from benchop_hook.commands.common import early_pytest, needs_work
 from benchop_hook.commit import ENV_GUARD, is_follow_up
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
 from benchop_hook.options import Options
@@ -77,16 +77,17 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
         only = frozenset(benches)
     else:
         return EXIT_OK
-    from benchop_hook.execute import echo, execute
-    from benchop_hook.files import tree_guard
-    from benchop_hook.lock import repo_lock
-    from benchop_hook.paths import Paths
-    from benchop_hook.report import summary_line
-
     # What pre-commit passed chose the mode; it is no shard. The commit is the user's to make.
     opts = dataclasses.replace(opts, no_commit=True, files=(), only=only)
-    with repo_lock(repo.git_dir), tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
-        run = execute(opts, repo, cfg, target, changes, guard)
+    with early_pytest(repo.root, opts, cfg) as warm:
+        from benchop_hook.execute import echo, execute
+        from benchop_hook.files import tree_guard
+        from benchop_hook.lock import repo_lock
+        from benchop_hook.paths import Paths
+        from benchop_hook.report import summary_line
+
+        with repo_lock(repo.git_dir), tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
+            run = execute(opts, repo, cfg, target, changes, guard, warm=warm)
     echo(summary_line(run))
     if run.written:
         n = len(run.written)
@@ -130,13 +131,15 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
         return EXIT_OK
     head = gitrepo.git(root, "rev-parse", "HEAD").stdout.decode().strip()
     target = Target("range", frm[:12], "HEAD", frm, head, to_is_head=True)
-    from benchop_hook.execute import echo
-    from benchop_hook.followup import run_and_maybe_commit
-    from benchop_hook.lock import repo_lock
-    from benchop_hook.report import run_json, summary_line, write_json
+    with early_pytest(root, opts, cfg) as warm:
+        from benchop_hook.execute import echo
+        from benchop_hook.followup import run_and_maybe_commit
+        from benchop_hook.lock import repo_lock
+        from benchop_hook.report import run_json, summary_line, write_json
 
-    with repo_lock(repo.git_dir):
-        run = run_and_maybe_commit(opts, repo, cfg, target, changes, merge_done=merge, flow_done=flow.done)
+        with repo_lock(repo.git_dir):
+            run = run_and_maybe_commit(opts, repo, cfg, target, changes, merge_done=merge,
+                                       flow_done=flow.done, warm=warm)
     echo(summary_line(run))
     if run.status == "blocked":
         print("bench-op: no follow-up commit for the blocked files; your commit stays as it is. "

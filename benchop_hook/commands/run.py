@@ -6,7 +6,7 @@ The run's steps are `execute.py`'s; the commit's assembly is `followup.py`'s.
 
 from __future__ import annotations
 
-from benchop_hook.commands.common import quick
+from benchop_hook.commands.common import early_pytest, quick
 from benchop_hook.errors import EXIT_OK
 from benchop_hook.options import Options
 
@@ -22,13 +22,14 @@ def main(opts: Options) -> int:
             write_json(opts.json, {"status": "nothing-to-do", "target": target.as_json(), "changes": [],
                                    "benchmarks": []})
         return EXIT_OK
-    from benchop_hook.execute import echo
-    from benchop_hook.followup import run_and_maybe_commit
-    from benchop_hook.lock import repo_lock
-    from benchop_hook.report import run_json, summary_line, write_json
+    with early_pytest(repo.root, opts, cfg) as warm:
+        from benchop_hook.execute import echo
+        from benchop_hook.followup import run_and_maybe_commit
+        from benchop_hook.lock import repo_lock
+        from benchop_hook.report import run_json, summary_line, write_json
 
-    with repo_lock(repo.git_dir):
-        run = run_and_maybe_commit(opts, repo, cfg, target, changes)
+        with repo_lock(repo.git_dir):
+            run = run_and_maybe_commit(opts, repo, cfg, target, changes, warm=warm)
     echo(summary_line(run))
     if opts.json:
         write_json(opts.json, run_json(run, target))

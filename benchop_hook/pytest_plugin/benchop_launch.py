@@ -29,6 +29,9 @@ def _warm() -> None:
 
 
 def main() -> int:
+    import time
+
+    marks = [("started", time.time())]
     try:
         import pytest
     except ModuleNotFoundError as exc:
@@ -37,11 +40,17 @@ def main() -> int:
         # word for word what `python -m pytest` says, which bench-op turns into "install pytest there"
         print(f"{sys.executable}: No module named pytest", file=sys.stderr)
         return 1
+    marks.append(("pytest imported", time.time()))
     _warm()
+    marks.append(("warm modules imported", time.time()))
     line = sys.stdin.readline()
     if not line.strip():
         return 0
+    marks.append(("argv received", time.time()))
     order = json.loads(line)
+    if os.environ.get("BENCHOP_TIMINGS"):  # bench-op's per-stage timers are on: say when this process was ready
+        print("benchop_launch timings (wall clock): " + ", ".join(f"{k} {t:.3f}" for k, t in marks),
+              file=sys.stderr, flush=True)
     # the run itself reads nothing from bench-op: stdin is /dev/null, as for a cold start
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)

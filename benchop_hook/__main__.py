@@ -1,3 +1,3 @@
-from benchop_hook.cli import main
+from benchop_hook.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -280,5 +280,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             gc.enable()
 
 
+def entry() -> None:
+    """The `bench-op` program (and `python -m benchop_hook`): `main`, then a hard exit once the output is
+    flushed and the exit handlers have run. What the static pass built (a large commit's trees: hundreds of
+    thousands of objects) goes with the process instead of being freed object by object; every file
+    bench-op writes is closed by then, and a git process it reads from sees its pipe close."""
+    import atexit
+
+    from benchop_hook.commands import common
+
+    common.kept_until_exit = []
+    gc.disable()  # and main leaves it off: a collection now would walk everything that was kept
+    code = main()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe or stream: nothing more to say there
+            stream.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    entry()

@@ -9,6 +9,8 @@ becomes `SoftmaxTest(n, dtype)`). With `interface-paths` defaulting to every Pyt
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Callable
 
 
 def constructors(data: bytes | None) -> dict[str, str] | None:
@@ -137,6 +139,36 @@ def _parse_piece(lines: list[bytes]) -> list[ast.stmt] | None:
         return ast.parse(text).body
     except (SyntaxError, ValueError):
         return None
+
+
+# `class` at the start of a line, and the name after it (up to a bracket, a colon or a space).
+_CLASS_LINE = re.compile(rb"^class[ \t]+([^\s(:\[]+)", re.M)
+
+
+def top_level_class_names(data: bytes) -> frozenset[bytes] | None:
+    """The name after `class` on every line that starts with it: each top-level class's (a top-level
+    statement starts at column 0 and a class statement can't follow another on its line; every source
+    encoding Python reads keeps ASCII as it is), and maybe a few more (a line inside a string). None when
+    the text may hide one: a form feed (a line can start at column 0 after one), a name cut by a backslash
+    continuation, or one that isn't ASCII (its bytes depend on the file's encoding)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if b"\f" in data:
+        return None
+    names = frozenset(_CLASS_LINE.findall(data))
+    if any(b"\\" in n or not n.isascii() for n in names):
+        return None
+    return names
+
+
+def named_nowhere(old: bytes, new: bytes, named: Callable[[bytes], bool]) -> bool:
+    """Whether an edited file can be left unparsed: the same top-level class names on both sides (so it
+    adds no class that appeared or disappeared), and `named(name)` is false for each (no benchmark and no
+    op file names it). Then whatever its constructors say reaches no benchmark call."""
+    a = top_level_class_names(old)
+    if a is None or a != top_level_class_names(new):
+        return False
+    return not any(named(n) for n in a)
 
 
 def constructor_changed(old: bytes | None, new: bytes | None) -> bool:

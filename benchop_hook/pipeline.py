@@ -8,6 +8,7 @@ learned (projects, evidence, changes) to the repair loop as a frozen `StaticCont
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -183,6 +184,9 @@ class _DefaultPins:
     pins: list[tuple[str, str, str]] = field(default_factory=list)  # (param, old value, note)
 
 
+_WORD_RUN = re.compile(rb"[A-Za-z0-9_]+")
+
+
 class StaticPass:
     def __init__(self, config: Config, sources: Sources, target: Target, *, history: History | None = None,
                  only: set[str] | None = None, rewrite: bool = True, cache_dir: str | None = None) -> None:
@@ -230,31 +234,66 @@ class StaticPass:
     def _detected(self, p: str) -> bool:
         return self.paths.op(p) or self.paths.interface(p)
 
-    def _interface_changed(self, changes: list[gitrepo.Change], meanwhile: Callable[[], object] | None = None,
-                           meanwhile_weight: int = 0) -> list[bool]:
+    def _interface_changed(self, changes: list[gitrepo.Change],
+                           meanwhile: Callable[[], object] | None = None) -> list[bool | None]:
         """For each change, whether it is of an interface file whose classes' constructors changed (most
-        changes to such files don't). A large commit's files are split between two processes, and
-        `meanwhile` runs in this one while the other works."""
+        changes to such files don't); None for an edited file left unparsed because no benchmark and no op
+        file names any of its classes (`interfaces.named_nowhere`: its changes would be dropped below, by
+        `_built_by_benchmarks`). A large commit's files are split between two processes, and `meanwhile`
+        runs in this one while the other works."""
         from benchop_hook import forked
-        from benchop_hook.interfaces import constructor_changed
+        from benchop_hook.interfaces import constructor_changed, named_nowhere
 
         asks: list[tuple[bytes | None, bytes | None]] = []
         where: list[int] = []
+        out: list[bool | None] = [False] * len(changes)
+        corpus: list[bytes] = []
+
+        def named(name: bytes) -> bool:
+            if not corpus:
+                corpus.append(self._names_corpus())
+            return name in corpus[0]
+
         for i, c in enumerate(changes):
             paths = [p for p in (c.old_path, c.new_path) if p]
             if not paths or not all(self.paths.interface(p) for p in paths) or self.src.old is None:
                 continue
             old = self.src.old.read(c.old_path) if c.old_path else None
             new = self.src.new.read(c.new_path) if c.new_path else None
+            if old == new:
+                continue
+            if old is not None and new is not None and c.old_path == c.new_path and named_nowhere(old, new, named):
+                out[i] = None
+                continue
             asks.append((old, new))
             where.append(i)
-        out = [False] * len(changes)
         weights = [len(o or b"") + len(n or b"") for o, n in asks]
-        answers = forked.map_split(lambda a: constructor_changed(*a), asks, weights, meanwhile=meanwhile,
-                                   meanwhile_weight=meanwhile_weight)
+        answers = forked.map_split(lambda a: constructor_changed(*a), asks, weights, meanwhile=meanwhile)
         for i, yes in zip(where, answers):
             out[i] = yes
         return out
+
+    def _unparsed_changed(self, changes: list[gitrepo.Change], answers: list[bool | None]) -> bool:
+        """Whether a file the interface check left unparsed changed a constructor after all: asked only
+        when nothing else changed, for the summary line (none of its classes matters to a benchmark)."""
+        from benchop_hook.interfaces import constructor_changed
+
+        old, new = self.src.old, self.src.new
+        return old is not None and any(constructor_changed(old.read(c.old_path or ""), new.read(c.new_path or ""))
+                                       for c, a in zip(changes, answers) if a is None)
+
+    def _names_corpus(self) -> bytes:
+        """What can name a class of an interface file so that it matters: the benchmark files (see
+        `_built_by_benchmarks`) and the op files, where a subclass would inherit its constructor (see
+        `changes.detect`). Both look for the name as a substring; an ASCII name found in a text lies within
+        one run of ASCII letters, digits and underscores, so the distinct runs, joined by NUL, answer the
+        same, and are some 20 times shorter to search."""
+        benches, ops = [p for p in self.src.bench.paths() if self.paths.bench(p)], self._op_files()
+        self.src.bench.prefetch(benches)
+        self.src.new.prefetch(ops)
+        blobs = [d for p in benches if (d := self.src.bench.read(p)) is not None]
+        blobs += [d for p in ops if (d := self.src.new.read(p)) is not None]
+        return b"\0".join(set(_WORD_RUN.findall(b"\0".join(blobs))))
 
     def _rename_votes(self, olds: set[str], news: set[str]) -> dict[tuple[str, str], set[str]]:
         """Swaps of an old name for a new one in the other Python files of the diff (benchmarks excluded:
@@ -301,18 +340,20 @@ class StaticPass:
             return bool((c.old_path and self.paths.op(c.old_path)) or (c.new_path and self.paths.op(c.new_path)))
 
         others = [c for c in self.src.changes if not op(c)]
+        # Every changed Python file is read below (op files, the interface check, the rename votes).
+        if self.src.old is not None:
+            self.src.old.prefetch(c.old_path for c in self.src.changes if c.old_path and c.old_path.endswith(".py"))
+        self.src.new.prefetch(c.new_path for c in self.src.changes if c.new_path and c.new_path.endswith(".py"))
         # The op files are parsed below whatever the interface check says: parse them while it runs.
         warm: list[tuple[Project, str]] = []
         if self.old_p is not None and self.src.old is not None:
             ops = [c for c in self.src.changes if op(c)]
             warm = [(self.old_p, c.old_path) for c in ops if c.old_path and self._detected(c.old_path)]
             warm += [(self.new_p, c.new_path) for c in ops if c.new_path and self._detected(c.new_path)]
-        # (parsing a module into the project costs about twice what the interface check costs per byte)
-        weight = 2 * sum(len(d) for p, path in warm if (d := p.snapshot.read(path)) is not None)
-        changed = {id(c) for c, yes in zip(others, self._interface_changed(
-            others, lambda: [p.at(path) for p, path in warm], weight)) if yes}
+        answers = self._interface_changed(others, lambda: [p.at(path) for p, path in warm])
+        changed = {id(c) for c, yes in zip(others, answers) if yes}
         op_changes = [c for c in self.src.changes if op(c) or id(c) in changed]
-        self.result.op_files_changed = bool(op_changes)
+        self.result.op_files_changed = bool(op_changes) or self._unparsed_changed(others, answers)
         if not op_changes or self.old_p is None:
             return self.result
         old_paths = [c.old_path for c in op_changes if c.old_path and self._detected(c.old_path)]
@@ -379,29 +420,44 @@ class StaticPass:
                         only: set[tuple[str, int]] | None = None) -> None:
         by_new = {c.new: c for c in changes if c.new is not None}
         by_old = {c.old: c for c in changes if c.old is not None}
-        for path in paths:
-            data = self.src.bench.read(path)
-            fr = FileResult(path, before=data)
-            if data is None:
-                continue
-            az = analyze(path, data, self.new_p, old_p)
-            if az.mi.error:
-                fr.error = az.mi.error
-                self.result.skipped.append((path, az.mi.error))
+        from benchop_hook import forked
+
+        self.src.bench.prefetch(paths)
+        blobs = [self.src.bench.read(p) for p in paths]
+        # Each file is judged on its own: with enough of them, a forked child takes some (their results are
+        # plain data), and they are put back in this order.
+        done = forked.map_split(lambda k: self._locate_one(paths[k], blobs[k], by_new, by_old, old_p, ev, only),
+                                range(len(paths)), [len(b or b"") for b in blobs], min_weight=JUDGE_FORK_WEIGHT)
+        for fr in done:
+            if fr is not None:
+                if fr.error:
+                    self.result.skipped.append((fr.path, fr.error))
                 self.result.files.append(fr)
+
+    def _locate_one(self, path: str, data: bytes | None, by_new: dict[ClassRef, OpChange],
+                    by_old: dict[ClassRef, OpChange], old_p: Project, ev: TestEvidence,
+                    only: set[tuple[str, int]] | None) -> FileResult | None:
+        """One benchmark file's findings and rewrite; None when nothing in it concerns the changes."""
+        if data is None:
+            return None
+        fr = FileResult(path, before=data)
+        az = analyze(path, data, self.new_p, old_p)
+        if az.mi.error:
+            fr.error = az.mi.error
+            return fr
+        for site in az.calls():
+            if only is not None and (path, site.lineno) not in only:
                 continue
-            for site in az.calls():
-                if only is not None and (path, site.lineno) not in only:
-                    continue
-                f = self._judge(site, by_new, by_old, old_p, ev)
-                if f is not None:
-                    fr.findings.append(f)
-            routes = self._routes(az, fr, by_old)
-            imports, renames, notes = self._import_fixes(az, by_old, old_p, routes)
-            fr.import_notes = notes
-            if fr.findings or imports:
-                self._apply(fr, data, imports, renames)
-                self.result.files.append(fr)
+            f = self._judge(site, by_new, by_old, old_p, ev)
+            if f is not None:
+                fr.findings.append(f)
+        routes = self._routes(az, fr, by_old)
+        imports, renames, notes = self._import_fixes(az, by_old, old_p, routes)
+        fr.import_notes = notes
+        if fr.findings or imports:
+            self._apply(fr, data, imports, renames)
+            return fr
+        return None
 
     def _routes(self, az: ModuleAnalyzer, fr: FileResult, by_old: dict[ClassRef, OpChange]) -> dict[ClassRef, ClassRef]:
         """old class -> the sibling its name becomes in this file: every use of the imported name is a call
@@ -976,6 +1032,7 @@ class StaticPass:
 
 
 VOTES_FORK_WEIGHT = 300_000  # characters of the files the rename votes diff
+JUDGE_FORK_WEIGHT = 200_000  # bytes of the benchmark files judged (each costs its imports' parses too)
 
 
 def _all_imports(mi: ModuleInfo) -> list[tuple[str, tuple[str, ...]]]:

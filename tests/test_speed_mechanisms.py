@@ -328,19 +328,34 @@ def _pid_is_not(pid: int) -> Callable[[int], bool]:
 
 def test_forked_answers_come_back_in_order_from_the_child() -> None:
     import os
+    import time
 
     from benchop_hook import forked
 
     if not forked._can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
+    me = os.getpid()
     ran: list[int] = []
-    got = forked.map_split(_pid_is_not(os.getpid()), list(range(10)), [1] * 10, min_weight=0,
-                           meanwhile=lambda: ran.append(os.getpid()), meanwhile_weight=4)
-    # The child (another pid) answered the last items; this process the first ones and `meanwhile`.
-    assert got == [False] * 3 + [True] * 7
-    assert ran == [os.getpid()]
+
+    def where(x: int) -> tuple[int, bool]:
+        time.sleep(0.01)
+        return x, os.getpid() != me
+
+    got = forked.map_split(where, list(range(40)), [1] * 40, min_weight=0,
+                           meanwhile=lambda: (ran.append(os.getpid()), time.sleep(0.05)))
+    # Every answer in its place; the child (another pid) took some while this process ran `meanwhile`,
+    # and this process took some once it was free.
+    assert [x for x, _ in got] == list(range(40))
+    assert any(child for _, child in got) and not all(child for _, child in got)
+    assert ran == [me]
     # Under the threshold everything is answered here.
-    assert forked.map_split(_pid_is_not(os.getpid()), list(range(10)), [1] * 10, min_weight=11) == [False] * 10
+    assert forked.map_split(where, list(range(10)), [1] * 10, min_weight=11) == [(x, False) for x in range(10)]
+    # More items than the queue holds records: they go in batches, still every one answered once.
+    calls: list[int] = []
+    many = forked.map_split(lambda x: (calls.append(x), x * 2)[1], list(range(3000)), list(range(3000)),
+                            min_weight=0)
+    assert many == [x * 2 for x in range(3000)]
+    assert sorted(calls) == sorted(set(calls)) and len(calls) <= 3000  # (the child's calls are not seen here)
 
 
 def test_a_failing_child_leaves_its_half_to_this_process() -> None:
@@ -357,7 +372,7 @@ def test_a_failing_child_leaves_its_half_to_this_process() -> None:
             raise RuntimeError("child")
         return x % 2 == 0
 
-    assert forked.map_split(fails_elsewhere, list(range(6)), [1] * 6, min_weight=0) == [x % 2 == 0 for x in range(6)]
+    assert forked.map_split(fails_elsewhere, list(range(60)), [1] * 60, min_weight=0) == [x % 2 == 0 for x in range(60)]
 
 
 def test_the_forked_interface_check_reports_what_the_serial_one_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -445,3 +460,141 @@ def test_prose_lines_found_through_statements_are_those_of_every_node() -> None:
         lines = text.splitlines()
         comments = {i for i, line in enumerate(lines) if line.lstrip().startswith("#")}
         assert renames._prose_lines(text, lines) == comments | every_node(text)
+
+
+# -- an edited file outside the op paths whose classes nothing names is not parsed
+
+def test_class_names_by_lines_hold_every_top_level_class() -> None:
+    import ast
+
+    from benchop_hook import interfaces
+
+    checked = 0
+    for text in [INTERFACE_SRC, *_interface_edits()]:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue  # (some edits break the source)
+        names = interfaces.top_level_class_names(text.encode())
+        assert names is not None
+        assert {n.name.encode() for n in tree.body if isinstance(n, ast.ClassDef)} <= names, text
+        checked += 1
+    assert checked > 100
+    # a BOM is no column; a string's line may add a name, never hide one
+    assert interfaces.top_level_class_names(b"\xef\xbb\xbfclass A(B):\n    pass\n") == {b"A"}
+    assert interfaces.top_level_class_names(b'x = """\nclass Doc:\n"""\nclass A[T]: ...\n') == {b"Doc", b"A"}
+    # what could hide a class from a line-by-line reading: no answer
+    for hidden in [b"x = 1\n\fclass A: ...\n", b"class \\\n    A: ...\n", "class \u00c9t\u00e9: ...\n".encode()]:
+        assert interfaces.top_level_class_names(hidden) is None
+
+
+def test_a_file_is_left_unparsed_only_when_its_classes_stay_and_nothing_names_them() -> None:
+    from benchop_hook import interfaces
+
+    old = b"class Helper:\n    def __init__(self, m, n): ...\n"
+    named = {b"Used"}.__contains__
+    assert interfaces.named_nowhere(old, old.replace(b"m, n", b"n"), named)
+    assert not interfaces.named_nowhere(old, old.replace(b"m, n", b"n"), {b"Helper"}.__contains__)
+    assert not interfaces.named_nowhere(old, old + b"class Extra:\n    pass\n", named)  # a class appeared
+    assert not interfaces.named_nowhere(old + b"class Gone: ...\n", old, named)  # a class went
+    assert not interfaces.named_nowhere(old, b"\f" + old, named)
+
+
+def test_interface_files_nothing_names_change_no_answer(tmp_path: Path) -> None:
+    from test_evidence_idioms import make
+
+    used = "class Case:\n    def __init__(self, m, n):\n        self.m = m\n"
+    helper = "class Helper:\n    def __init__(self, m, n):\n        self.m = m\n"
+    repo = make(tmp_path, {"workloads/__init__.py": "", "workloads/cases.py": used, "tests/helpers.py": helper,
+                           "tests/more.py": helper.replace("Helper", "Other"),
+                           "benchmarks/bench_case.py": "from workloads.cases import Case\n\n\n"
+                                                       "def test_bench(m=1, n=2):\n    Case(m, n)\n"})
+    # Only the unnamed helper's constructor changes: the summary still says a constructor changed.
+    repo.write("tests/helpers.py", helper.replace("(self, m, n)", "(self, n)"))
+    repo.commit("tests: a helper takes its rows from the input")
+    r = repo.bench_op("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0 and "no Op constructor or method signature changed" in r.stdout, r.stdout
+    # A named workload changes with two broken unnamed files: one keeps its classes (left unparsed, not
+    # reported), one gains a class (parsed, and reported as unreadable).
+    repo.write("workloads/cases.py", used.replace("(self, m, n)", "(self, n)"))
+    repo.write("tests/helpers.py", helper + "def broken(:\n")
+    repo.write("tests/more.py", helper.replace("Helper", "Other") + "class New:\n    pass\ndef broken(:\n")
+    repo.commit("workloads: rows from the input; two files half written")
+    r = repo.bench_op("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1 and "Case(m, n)" in r.stdout, r.stdout
+    assert "tests/more.py" in r.stdout + r.stderr and "tests/helpers.py" not in r.stdout + r.stderr, r.stdout
+
+
+def test_benchmark_files_judged_in_two_processes_give_the_serial_answer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    from test_evidence_idioms import make
+
+    from benchop_hook import cli, forked, pipeline
+
+    if not forked._can_fork():
+        pytest.skip("no fork on this machine (one core, or threads running)")
+    old = "class Case{k}:\n    def __init__(self, m, n, dtype):\n        self.m = m\n"
+    files = {f"workloads/w{k}.py": old.format(k=k) for k in range(8)}
+    files["workloads/__init__.py"] = ""
+    for k in range(8):  # each benchmark imports its own workload through an unchanged re-export: the child
+        # reads blobs the parent has not read
+        files[f"workloads/all{k}.py"] = f"from workloads.w{k} import Case{k}\n"
+        files[f"benchmarks/bench_w{k}.py"] = (f"from workloads.all{k} import Case{k}\n\n\n"
+                                              f"def test_bench(m=1, n=2, dtype='f32'):\n    Case{k}(m, n, dtype)\n"
+                                              f"    Case{k}(m, n, dtype=dtype)\n")
+    repo = make(tmp_path, files)
+    for k in range(8):  # half the constructors lose m; the other half only gain a defaulted flag
+        new = old.format(k=k)
+        repo.write(f"workloads/w{k}.py", new.replace("(self, m, n, dtype)", "(self, n, dtype)") if k % 2
+                   else new.replace("dtype)", "dtype, flag=False)"))
+    repo.commit("workloads: rows from the inputs")
+    monkeypatch.chdir(repo.path)
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counted() -> int:
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counted)
+    outs = []
+    for threshold in (10**12, 0):
+        monkeypatch.setattr(pipeline, "JUDGE_FORK_WEIGHT", threshold)
+        rc = cli.main(["fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD"])
+        outs.append((rc, capsys.readouterr()))
+    assert len(forks) == 1  # the second run forked, the first did not
+    assert outs[0] == outs[1]
+    out = outs[0][1].out + outs[0][1].err
+    assert all(f"Case{k}(n, dtype)" in out for k in (1, 3, 5, 7)), out
+    assert not any(f"Case{k}(n" in out for k in (0, 2, 4, 6)), out
+
+
+def test_a_forked_child_reads_git_through_its_own_cat_file(tmp_path: Path) -> None:
+    import os
+
+    from test_evidence_idioms import make
+
+    from benchop_hook import forked, gitrepo
+
+    if not forked._can_fork():
+        pytest.skip("no fork on this machine (one core, or threads running)")
+    repo = make(tmp_path, {f"m{k}.py": f"X = {k}\n" for k in range(4)})
+    snap = gitrepo.GitSnapshot(str(repo.path), "HEAD")
+    assert snap.read("m0.py") == b"X = 0\n"
+    parent_cat = snap._proc.pid if snap._proc else None
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: read a blob, say which cat-file answered
+        ok = snap.read("m1.py") == b"X = 1\n" and snap._proc is not None
+        os.write(w, f"{int(ok)} {snap._proc.pid if snap._proc else 0}".encode())
+        os._exit(0)
+    os.close(w)
+    # the parent goes on talking to its own cat-file meanwhile
+    assert [snap.read(f"m{k}.py") for k in (2, 3)] == [b"X = 2\n", b"X = 3\n"]
+    ok, child_cat = os.read(r, 100).decode().split()
+    os.close(r)
+    os.waitpid(pid, 0)
+    assert ok == "1" and int(child_cat) != parent_cat
+    assert snap._proc is not None and snap._proc.pid == parent_cat

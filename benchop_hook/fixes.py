@@ -489,3 +489,34 @@ def _same_slots(kept: Sequence[tuple[Arg, str | None]], new_pos: Sequence[str]) 
 def _preview(args: Sequence[Arg]) -> str:
     return "(" + ", ".join(a.source if a.kind == "pos" else f"{a.keyword}={a.source}" if a.kind == "kw"
                            else ("*" if a.kind == "star" else "**") + a.source for a in args) + ")"
+
+
+# -- the edits a rewrite applies (libcst applies them: `rewrite.py`; these are plain data)
+
+
+@dataclass(frozen=True)
+class CallEdit:
+    lineno: int
+    col: int
+    end_lineno: int
+    end_col: int
+    ops: tuple[ArgOp, ...]
+
+
+@dataclass(frozen=True)
+class ImportEdit:
+    """`from old_module import old_name [as x]` -> `from new_module import new_name [as x]`."""
+
+    old_module: str
+    old_name: str
+    new_module: str
+    new_name: str
+
+
+@dataclass(frozen=True)
+class DictEdit:
+    """Edit the string keys of a dict literal (or `dict(k=v)`) that a call splats, at its position."""
+
+    lineno: int
+    col: int
+    ops: tuple[ArgOp, ...]  # drop/rename by key name (name=old key, value=new key), add_kw (name, value)

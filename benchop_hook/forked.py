@@ -30,7 +30,7 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _can_fork() -> bool:
+def can_fork() -> bool:
     import threading
 
     # A fork copies one thread: with others running, a lock one of them holds would stay held in the child.
@@ -47,7 +47,7 @@ def map_split(fn: Callable[[T], R], items: Sequence[T], weights: Sequence[int],
     (a read of one fixed-size record from a pipe is atomic), so neither waits long for the other whatever
     the items cost. `meanwhile` (work this process needs anyway) runs here first, while the child starts on
     the queue; the child may take every item meanwhile."""
-    if len(items) < 2 or sum(weights) < (MIN_WEIGHT if min_weight is None else min_weight) or not _can_fork():
+    if len(items) < 2 or sum(weights) < (MIN_WEIGHT if min_weight is None else min_weight) or not can_fork():
         if meanwhile is not None:
             meanwhile()
         return [fn(x) for x in items]

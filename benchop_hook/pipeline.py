@@ -8,6 +8,7 @@ learned (projects, evidence, changes) to the repair loop as a frozen `StaticCont
 from __future__ import annotations
 
 import ast
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from benchop_hook.target import Target
 
 if TYPE_CHECKING:
     from benchop_hook.callsites import ModuleAnalyzer
-    from benchop_hook.rewrite import DictEdit, ImportEdit
+    from benchop_hook.fixes import DictEdit, ImportEdit
 
 
 @dataclass
@@ -203,6 +204,7 @@ class StaticPass:
         self.rewrite = rewrite  # False: plan only (check), no libcst
         self.cache_dir = cache_dir  # where the all-files cache lives (.git/bench-op)
         self.result = StaticResult(target)
+        self.pid = os.getpid()  # this process (a forked child judging some files has another)
         self.evidence: TestEvidence | None = None  # what the updated tests say, once it is needed
         self._history_changes: dict[str, tuple[list[OpChange], TestEvidence]] = {}
 
@@ -385,8 +387,6 @@ class StaticPass:
 
     def _report_links(self, names: set[bytes] | None) -> None:
         """Symlinks under benchmark-paths are never written through: say so when they matter."""
-        import os
-
         bench = self.src.bench
         if not isinstance(bench, gitrepo.WorkTree):
             return  # only a working tree has symlinks bench-op could be asked to write through
@@ -424,27 +424,34 @@ class StaticPass:
 
         self.src.bench.prefetch(paths)
         blobs = [self.src.bench.read(p) for p in paths]
-        # Each file is judged on its own: with enough of them, a forked child takes some (their results are
-        # plain data), and they are put back in this order.
+        weights = [len(b or b"") for b in blobs]
+        # Each file is judged on its own: with enough of them, a forked child takes some (what it finds is
+        # plain data), and they are put back in this order. The rewrites are made here afterwards.
         done = forked.map_split(lambda k: self._locate_one(paths[k], blobs[k], by_new, by_old, old_p, ev, only),
-                                range(len(paths)), [len(b or b"") for b in blobs], min_weight=JUDGE_FORK_WEIGHT)
-        for fr in done:
-            if fr is not None:
-                if fr.error:
-                    self.result.skipped.append((fr.path, fr.error))
-                self.result.files.append(fr)
+                                range(len(paths)), weights, min_weight=JUDGE_FORK_WEIGHT)
+        for found in done:
+            if found is None:
+                continue
+            fr, imports, renames = found
+            if fr.error:
+                self.result.skipped.append((fr.path, fr.error))
+            else:
+                self._apply(fr, fr.before or b"", imports, renames)
+            self.result.files.append(fr)
 
     def _locate_one(self, path: str, data: bytes | None, by_new: dict[ClassRef, OpChange],
                     by_old: dict[ClassRef, OpChange], old_p: Project, ev: TestEvidence,
-                    only: set[tuple[str, int]] | None) -> FileResult | None:
-        """One benchmark file's findings and rewrite; None when nothing in it concerns the changes."""
+                    only: set[tuple[str, int]] | None
+                    ) -> tuple[FileResult, list[ImportEdit], dict[str, str]] | None:
+        """One benchmark file's findings, and the import edits and renames its rewrite needs; None when
+        nothing in it concerns the changes."""
         if data is None:
             return None
         fr = FileResult(path, before=data)
         az = analyze(path, data, self.new_p, old_p)
         if az.mi.error:
             fr.error = az.mi.error
-            return fr
+            return fr, [], {}
         for site in az.calls():
             if only is not None and (path, site.lineno) not in only:
                 continue
@@ -454,10 +461,10 @@ class StaticPass:
         routes = self._routes(az, fr, by_old)
         imports, renames, notes = self._import_fixes(az, by_old, old_p, routes)
         fr.import_notes = notes
-        if fr.findings or imports:
-            self._apply(fr, data, imports, renames)
-            return fr
-        return None
+        if self.rewrite and os.getpid() == self.pid and (imports or any(f.plan and f.plan.ops for f in fr.findings)):
+            # The rewrite of this file is certain: libcst's import now, while a forked child may still be judging.
+            import benchop_hook.rewrite  # noqa: F401
+        return (fr, imports, renames) if fr.findings or imports else None
 
     def _routes(self, az: ModuleAnalyzer, fr: FileResult, by_old: dict[ClassRef, OpChange]) -> dict[ClassRef, ClassRef]:
         """old class -> the sibling its name becomes in this file: every use of the imported name is a call
@@ -516,8 +523,7 @@ class StaticPass:
             succ = (routes or {}).get(old_ref, ch.new)
             via_same = self.new_p.resolve_name(module, succ.name)
             new_module = module if via_same == succ else succ.module
-            # libcst: imported only when an import is really edited.
-            from benchop_hook.rewrite import ImportEdit
+            from benchop_hook.fixes import ImportEdit
 
             edits.append(ImportEdit(module, name, new_module, succ.name))
             if local == name and succ.name != name:
@@ -846,7 +852,7 @@ class StaticPass:
             else:
                 return None
         col = char_col(lines, node.lineno, node.col_offset)
-        from benchop_hook.rewrite import DictEdit
+        from benchop_hook.fixes import DictEdit
 
         return DictEdit(node.lineno, col, tuple(ops))
 

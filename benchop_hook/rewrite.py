@@ -14,36 +14,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from benchop_hook.fixes import ArgOp
+from benchop_hook.fixes import ArgOp, CallEdit, DictEdit, ImportEdit
 from benchop_hook.wrap import Style, file_style, wrap_call
-
-
-@dataclass(frozen=True)
-class CallEdit:
-    lineno: int
-    col: int
-    end_lineno: int
-    end_col: int
-    ops: tuple[ArgOp, ...]
-
-
-@dataclass(frozen=True)
-class ImportEdit:
-    """`from old_module import old_name [as x]` -> `from new_module import new_name [as x]`."""
-
-    old_module: str
-    old_name: str
-    new_module: str
-    new_name: str
-
-
-@dataclass(frozen=True)
-class DictEdit:
-    """Edit the string keys of a dict literal (or `dict(k=v)`) that a call splats, at its position."""
-
-    lineno: int
-    col: int
-    ops: tuple[ArgOp, ...]  # drop/rename by key name (name=old key, value=new key), add_kw (name, value)
 
 
 @dataclass

@@ -20,7 +20,8 @@ time is the steadier figure, the wall-clock time is what a user waits:
      scan of every first-parent commit: classes under the op folders whose `__init__` parameters differ
      between C~1 and C. The scan is cached in OUT_scan.json (keyed by HEAD); --rescan redoes it.
      --every-op-commit also runs the static pass once on every commit that touched an op file
-     (minutes) and reports the median and the slowest.
+     (minutes) and reports the median and the slowest; a commit over 0.9 s in that single run is
+     measured again (median of --runs), since one run on a shared machine can be off by 10%.
   3. A commit that touches no Op (README.md staged): `bench-op hook pre-commit README.md` and, once it
      is committed, `bench-op hook follow-up`, next to the floor `python -c pass` + `git diff --cached
      --name-only`; the pre-commit stage again from a throwaway venv where this checkout is installed the
@@ -381,14 +382,24 @@ def main() -> None:
             clone.checkout(rev)
             t = timed([[*BENCH_OP, "fix", "--diff", "--from-ref", f"{rev}~1", "--to-ref", rev]], root, 1)
             walls.append((t.wall, rev))
+        # One run each is noisy near the target: a commit over 0.9 s is measured again, median of --runs.
+        near = [(w, r) for w, r in walls if w > 0.9]
+        for i, (w, rev) in enumerate(walls):
+            if w > 0.9:
+                clone.checkout(rev)
+                t = timed([[*BENCH_OP, "fix", "--diff", "--from-ref", f"{rev}~1", "--to-ref", rev]], root, ns.runs)
+                walls[i] = (t.wall, rev)
         walls.sort()
         median = statistics.median(w for w, _ in walls)
         over = [(w, r) for w, r in walls if w > 1.0]
         every = {"commits": len(walls), "median": median, "over_1s": [{"commit": r, "wall": w} for w, r in over],
-                 "slowest": [{"commit": r, "wall": w} for w, r in walls[-5:]]}
+                 "slowest": [{"commit": r, "wall": w} for w, r in walls[-5:]],
+                 "remeasured": [{"commit": r, "single_run_wall": w} for w, r in near]}
         lines.append(f"static pass on every op commit ({len(walls)}): median {median * 1e3:.0f} ms, "
-                     f"slowest {walls[-1][0] * 1e3:.0f} ms ({walls[-1][1][:10]}), {len(over)} over 1.0 s: "
-                     + ", ".join(f"{r[:10]} {w * 1e3:.0f} ms" for w, r in over))
+                     f"slowest {walls[-1][0] * 1e3:.0f} ms ({walls[-1][1][:10]}), {len(over)} over 1.0 s"
+                     + (": " + ", ".join(f"{r[:10]} {w * 1e3:.0f} ms" for w, r in over) if over else "")
+                     + f" (one run each; the {len(near)} over 0.9 s in it measured again, median of {ns.runs}: "
+                     + ", ".join(f"{r[:10]} {w * 1e3:.0f}" for w, r in walls if any(r == n for _, n in near)) + " ms)")
         print(lines[-1], flush=True)
 
     # 3. The no-op commit.

@@ -83,7 +83,7 @@ RenameHints = Callable[[ClassRef, Signature, Signature], dict[str, str]]
 RenameVotes = Callable[[set[str], set[str]], dict[tuple[str, str], set[str]]]
 
 
-def _classes_in(project: Project, path: str) -> list[ClassRef]:
+def classes_in(project: Project, path: str) -> list[ClassRef]:
     mi = project.at(path)
     if mi is None:
         return []
@@ -190,8 +190,8 @@ def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: 
            op_paths: Callable[[], Iterable[str]], hints: RenameHints | None = None,
            rename_votes: RenameVotes | None = None) -> list[OpChange]:
     """Op changes between `old_p` and `new_p`, given the op files that changed on each side."""
-    old_refs = {r for p in old_paths for r in _classes_in(old_p, p)}
-    new_refs = {r for p in new_paths for r in _classes_in(new_p, p)}
+    old_refs = {r for p in old_paths for r in classes_in(old_p, p)}
+    new_refs = {r for p in new_paths for r in classes_in(new_p, p)}
     changes: dict[ClassRef, OpChange] = {}
     handled_old: set[ClassRef] = set()
     handled_new: set[ClassRef] = set()
@@ -252,7 +252,7 @@ def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: 
             data = new_p.snapshot.read(path)
             if data is None or not any(n.encode() in data for n in names):
                 continue
-            for ref in _classes_in(new_p, path):
+            for ref in classes_in(new_p, path):
                 if ref in seen or not new_p.is_op(ref):
                     continue
                 # The nearest changed ancestor, in base order: one answer whatever the hash seed.

@@ -161,14 +161,16 @@ def top_level_class_names(data: bytes) -> frozenset[bytes] | None:
     return names
 
 
-def named_nowhere(old: bytes, new: bytes, named: Callable[[bytes], bool]) -> bool:
-    """Whether an edited file can be left unparsed: the same top-level class names on both sides (so it
-    adds no class that appeared or disappeared), and `named(name)` is false for each (no benchmark and no
-    op file names it). Then whatever its constructors say reaches no benchmark call."""
+def left_unparsed(old: bytes, new: bytes, in_benchmarks: Callable[[bytes], bool],
+                  in_op_files: Callable[[bytes], bool]) -> str | None:
+    """Whether an edited file can be left unparsed, from its top-level class names, which must be the same
+    on both sides (no class appears or disappears to pair as a rename): None when a benchmark file names one
+    of them (parse it); "op files" when only op files do (it matters only if an Op inherits from one of
+    them); "nowhere" when nothing does."""
     a = top_level_class_names(old)
-    if a is None or a != top_level_class_names(new):
-        return False
-    return not any(named(n) for n in a)
+    if a is None or a != top_level_class_names(new) or any(in_benchmarks(n) for n in a):
+        return None
+    return "op files" if any(in_op_files(n) for n in a) else "nowhere"
 
 
 def constructor_changed(old: bytes | None, new: bytes | None) -> bool:

@@ -188,6 +188,10 @@ class _DefaultPins:
 _WORD_RUN = re.compile(rb"[A-Za-z0-9_]+")
 
 
+def _word_runs(blobs: Iterable[bytes | None]) -> bytes:
+    return b"\0".join(set(_WORD_RUN.findall(b"\0".join(b for b in blobs if b is not None))))
+
+
 class StaticPass:
     def __init__(self, config: Config, sources: Sources, target: Target, *, history: History | None = None,
                  only: set[str] | None = None, rewrite: bool = True, cache_dir: str | None = None) -> None:
@@ -204,7 +208,7 @@ class StaticPass:
         self.rewrite = rewrite  # False: plan only (check), no libcst
         self.cache_dir = cache_dir  # where the all-files cache lives (.git/bench-op)
         self.result = StaticResult(target)
-        self.pid = os.getpid()  # this process (a forked child judging some files has another)
+        self._corpus: tuple[bytes, bytes] | None = None  # see `_corpora`
         self.evidence: TestEvidence | None = None  # what the updated tests say, once it is needed
         self._history_changes: dict[str, tuple[list[OpChange], TestEvidence]] = {}
 
@@ -239,23 +243,16 @@ class StaticPass:
     def _interface_changed(self, changes: list[gitrepo.Change],
                            meanwhile: Callable[[], object] | None = None) -> list[bool | None]:
         """For each change, whether it is of an interface file whose classes' constructors changed (most
-        changes to such files don't); None for an edited file left unparsed because no benchmark and no op
-        file names any of its classes (`interfaces.named_nowhere`: its changes would be dropped below, by
-        `_built_by_benchmarks`). A large commit's files are split between two processes, and `meanwhile`
-        runs in this one while the other works."""
+        changes to such files don't); None for an edited file left unparsed because none of its classes
+        can matter (`_unparsed`). A large commit's files are shared with a forked child, and `meanwhile`
+        runs in this process while the child works."""
         from benchop_hook import forked
-        from benchop_hook.interfaces import constructor_changed, named_nowhere
+        from benchop_hook.interfaces import constructor_changed
 
-        asks: list[tuple[bytes | None, bytes | None]] = []
-        where: list[int] = []
         out: list[bool | None] = [False] * len(changes)
-        corpus: list[bytes] = []
-
-        def named(name: bytes) -> bool:
-            if not corpus:
-                corpus.append(self._names_corpus())
-            return name in corpus[0]
-
+        asks: list[int] = []
+        late: dict[int, str] = {}  # named by op files only: asked once their module is known to be an ancestor
+        blobs: dict[int, tuple[bytes | None, bytes | None]] = {}
         for i, c in enumerate(changes):
             paths = [p for p in (c.old_path, c.new_path) if p]
             if not paths or not all(self.paths.interface(p) for p in paths) or self.src.old is None:
@@ -264,15 +261,58 @@ class StaticPass:
             new = self.src.new.read(c.new_path) if c.new_path else None
             if old == new:
                 continue
-            if old is not None and new is not None and c.old_path == c.new_path and named_nowhere(old, new, named):
+            blobs[i] = (old, new)
+            why = self._unparsed(c, old, new)
+            if why == "nowhere":
                 out[i] = None
-                continue
-            asks.append((old, new))
-            where.append(i)
-        weights = [len(o or b"") + len(n or b"") for o, n in asks]
-        answers = forked.map_split(lambda a: constructor_changed(*a), asks, weights, meanwhile=meanwhile)
-        for i, yes in zip(where, answers):
+            elif why == "op files" and c.new_path:
+                late[i] = c.new_path
+            else:
+                asks.append(i)
+        ancestors: set[str] = set()
+        if sum(len(blobs[i][0] or b"") + len(blobs[i][1] or b"") for i in late) < ANCESTOR_CHECK_WEIGHT:
+            asks += sorted(late)
+            late = {}
+
+        def then() -> None:
+            if meanwhile is not None:
+                meanwhile()
+            if late:
+                ancestors.update(self._op_ancestor_modules())
+
+        answers = forked.map_split(lambda i: constructor_changed(*blobs[i]), asks,
+                                   [len(blobs[i][0] or b"") + len(blobs[i][1] or b"") for i in asks], meanwhile=then)
+        for i, yes in zip(asks, answers):
             out[i] = yes
+        for i, path in late.items():
+            # No op class inherits from a class of this module: what its constructors say reaches no benchmark.
+            out[i] = constructor_changed(*blobs[i]) if self.new_p.module_name(path) in ancestors else None
+        return out
+
+    def _unparsed(self, c: gitrepo.Change, old: bytes | None, new: bytes | None) -> str | None:
+        """Whether an edited interface file can be left unparsed: "nowhere" when no benchmark file and no op
+        file names any of its classes; "op files" when only op files do (then it depends on whether an Op
+        inherits from one of them: a call of the class in an op file is not the Op's constructor); None:
+        parse it. Only when its top-level classes are the same on both sides (none appears or disappears to
+        pair as a rename): a class's change is dropped unless a benchmark file names it
+        (`_built_by_benchmarks`), and reaches an Op only as an ancestor (`changes.detect`'s frontier, which
+        looks in the op files that name it)."""
+        from benchop_hook.interfaces import left_unparsed
+
+        if old is None or new is None or c.old_path != c.new_path:
+            return None
+        bench, ops = self._corpora()
+        return left_unparsed(old, new, bench.__contains__, ops.__contains__)
+
+    def _op_ancestor_modules(self) -> set[str]:
+        """The modules of every class an Op of the new version inherits from (each op file parsed)."""
+        from benchop_hook.changes import classes_in
+
+        out: set[str] = set()
+        for path in self._op_files():
+            for ref in classes_in(self.new_p, path):
+                if self.new_p.is_op(ref):
+                    out.update(a.module for a in self.new_p.ancestors(ref))
         return out
 
     def _unparsed_changed(self, changes: list[gitrepo.Change], answers: list[bool | None]) -> bool:
@@ -284,18 +324,18 @@ class StaticPass:
         return old is not None and any(constructor_changed(old.read(c.old_path or ""), new.read(c.new_path or ""))
                                        for c, a in zip(changes, answers) if a is None)
 
-    def _names_corpus(self) -> bytes:
-        """What can name a class of an interface file so that it matters: the benchmark files (see
-        `_built_by_benchmarks`) and the op files, where a subclass would inherit its constructor (see
-        `changes.detect`). Both look for the name as a substring; an ASCII name found in a text lies within
-        one run of ASCII letters, digits and underscores, so the distinct runs, joined by NUL, answer the
-        same, and are some 20 times shorter to search."""
-        benches, ops = [p for p in self.src.bench.paths() if self.paths.bench(p)], self._op_files()
-        self.src.bench.prefetch(benches)
-        self.src.new.prefetch(ops)
-        blobs = [d for p in benches if (d := self.src.bench.read(p)) is not None]
-        blobs += [d for p in ops if (d := self.src.new.read(p)) is not None]
-        return b"\0".join(set(_WORD_RUN.findall(b"\0".join(blobs))))
+    def _corpora(self) -> tuple[bytes, bytes]:
+        """What can name a class of an interface file so that it matters: the benchmark files, and the op
+        files. Both are searched for the name as a substring (as `_built_by_benchmarks` and `changes.detect`
+        do); an ASCII name found in a text lies within one run of ASCII letters, digits and underscores, so
+        the distinct runs, joined by NUL, answer the same, and are some 20 times shorter to search."""
+        if self._corpus is None:
+            benches, ops = [p for p in self.src.bench.paths() if self.paths.bench(p)], self._op_files()
+            self.src.bench.prefetch(benches)
+            self.src.new.prefetch(ops)
+            self._corpus = (_word_runs(self.src.bench.read(p) for p in benches),
+                            _word_runs(self.src.new.read(p) for p in ops))
+        return self._corpus
 
     def _rename_votes(self, olds: set[str], news: set[str]) -> dict[tuple[str, str], set[str]]:
         """Swaps of an old name for a new one in the other Python files of the diff (benchmarks excluded:
@@ -425,33 +465,27 @@ class StaticPass:
         self.src.bench.prefetch(paths)
         blobs = [self.src.bench.read(p) for p in paths]
         weights = [len(b or b"") for b in blobs]
-        # Each file is judged on its own: with enough of them, a forked child takes some (what it finds is
-        # plain data), and they are put back in this order. The rewrites are made here afterwards.
+        # Each file is judged and rewritten on its own: with enough of them, a forked child takes some (what
+        # it finds and writes is plain data), and they are put back in this order.
         done = forked.map_split(lambda k: self._locate_one(paths[k], blobs[k], by_new, by_old, old_p, ev, only),
                                 range(len(paths)), weights, min_weight=JUDGE_FORK_WEIGHT)
-        for found in done:
-            if found is None:
-                continue
-            fr, imports, renames = found
-            if fr.error:
-                self.result.skipped.append((fr.path, fr.error))
-            else:
-                self._apply(fr, fr.before or b"", imports, renames)
-            self.result.files.append(fr)
+        for fr in done:
+            if fr is not None:
+                if fr.error:
+                    self.result.skipped.append((fr.path, fr.error))
+                self.result.files.append(fr)
 
     def _locate_one(self, path: str, data: bytes | None, by_new: dict[ClassRef, OpChange],
                     by_old: dict[ClassRef, OpChange], old_p: Project, ev: TestEvidence,
-                    only: set[tuple[str, int]] | None
-                    ) -> tuple[FileResult, list[ImportEdit], dict[str, str]] | None:
-        """One benchmark file's findings, and the import edits and renames its rewrite needs; None when
-        nothing in it concerns the changes."""
+                    only: set[tuple[str, int]] | None) -> FileResult | None:
+        """One benchmark file's findings and rewrite; None when nothing in it concerns the changes."""
         if data is None:
             return None
         fr = FileResult(path, before=data)
         az = analyze(path, data, self.new_p, old_p)
         if az.mi.error:
             fr.error = az.mi.error
-            return fr, [], {}
+            return fr
         for site in az.calls():
             if only is not None and (path, site.lineno) not in only:
                 continue
@@ -461,10 +495,10 @@ class StaticPass:
         routes = self._routes(az, fr, by_old)
         imports, renames, notes = self._import_fixes(az, by_old, old_p, routes)
         fr.import_notes = notes
-        if self.rewrite and os.getpid() == self.pid and (imports or any(f.plan and f.plan.ops for f in fr.findings)):
-            # The rewrite of this file is certain: libcst's import now, while a forked child may still be judging.
-            import benchop_hook.rewrite  # noqa: F401
-        return (fr, imports, renames) if fr.findings or imports else None
+        if fr.findings or imports:
+            self._apply(fr, data, imports, renames)
+            return fr
+        return None
 
     def _routes(self, az: ModuleAnalyzer, fr: FileResult, by_old: dict[ClassRef, OpChange]) -> dict[ClassRef, ClassRef]:
         """old class -> the sibling its name becomes in this file: every use of the imported name is a call
@@ -1038,6 +1072,7 @@ class StaticPass:
 
 
 VOTES_FORK_WEIGHT = 300_000  # characters of the files the rename votes diff
+ANCESTOR_CHECK_WEIGHT = 400_000  # bytes of interface files only op files name: worth parsing every op file
 JUDGE_FORK_WEIGHT = 200_000  # bytes of the benchmark files judged (each costs its imports' parses too)
 
 

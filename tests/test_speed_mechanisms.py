@@ -332,7 +332,7 @@ def test_forked_answers_come_back_in_order_from_the_child() -> None:
 
     from benchop_hook import forked
 
-    if not forked._can_fork():
+    if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
     me = os.getpid()
     ran: list[int] = []
@@ -363,7 +363,7 @@ def test_a_failing_child_leaves_its_half_to_this_process() -> None:
 
     from benchop_hook import forked
 
-    if not forked._can_fork():
+    if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
     me = os.getpid()
 
@@ -383,7 +383,7 @@ def test_the_forked_interface_check_reports_what_the_serial_one_does(tmp_path: P
 
     from benchop_hook import cli, forked
 
-    if not forked._can_fork():
+    if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
     old = "class Case{k}:\n    def __init__(self, m, n):\n        self.m = m\n"
     files = {f"workloads/w{k}.py": old.format(k=k) for k in range(6)}
@@ -421,7 +421,7 @@ def test_the_forked_interface_check_reports_what_the_serial_one_does(tmp_path: P
 def test_rename_votes_spread_over_processes_are_the_votes() -> None:
     from benchop_hook import forked
 
-    if not forked._can_fork():
+    if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
     files = [(renames.TESTS, OLD_TEST, NEW_TEST), (renames.OTHER, UNRELATED_OLD, UNRELATED_NEW),
              (renames.WORKLOADS, OLD_TEST.replace("test_sum", "test_mean"), NEW_TEST.replace("test_sum", "test_mean"))]
@@ -492,12 +492,14 @@ def test_a_file_is_left_unparsed_only_when_its_classes_stay_and_nothing_names_th
     from benchop_hook import interfaces
 
     old = b"class Helper:\n    def __init__(self, m, n): ...\n"
-    named = {b"Used"}.__contains__
-    assert interfaces.named_nowhere(old, old.replace(b"m, n", b"n"), named)
-    assert not interfaces.named_nowhere(old, old.replace(b"m, n", b"n"), {b"Helper"}.__contains__)
-    assert not interfaces.named_nowhere(old, old + b"class Extra:\n    pass\n", named)  # a class appeared
-    assert not interfaces.named_nowhere(old + b"class Gone: ...\n", old, named)  # a class went
-    assert not interfaces.named_nowhere(old, b"\f" + old, named)
+    new = old.replace(b"m, n", b"n")
+    nothing = {b"Used"}.__contains__
+    assert interfaces.left_unparsed(old, new, nothing, nothing) == "nowhere"
+    assert interfaces.left_unparsed(old, new, nothing, {b"Helper"}.__contains__) == "op files"
+    assert interfaces.left_unparsed(old, new, {b"Helper"}.__contains__, nothing) is None
+    assert interfaces.left_unparsed(old, old + b"class Extra:\n    pass\n", nothing, nothing) is None  # appeared
+    assert interfaces.left_unparsed(old + b"class Gone: ...\n", old, nothing, nothing) is None  # went
+    assert interfaces.left_unparsed(old, b"\f" + old, nothing, nothing) is None
 
 
 def test_interface_files_nothing_names_change_no_answer(tmp_path: Path) -> None:
@@ -533,7 +535,7 @@ def test_benchmark_files_judged_in_two_processes_give_the_serial_answer(
 
     from benchop_hook import cli, forked, pipeline
 
-    if not forked._can_fork():
+    if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
     old = "class Case{k}:\n    def __init__(self, m, n, dtype):\n        self.m = m\n"
     files = {f"workloads/w{k}.py": old.format(k=k) for k in range(8)}
@@ -578,7 +580,7 @@ def test_a_forked_child_reads_git_through_its_own_cat_file(tmp_path: Path) -> No
 
     from benchop_hook import forked, gitrepo
 
-    if not forked._can_fork():
+    if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
     repo = make(tmp_path, {f"m{k}.py": f"X = {k}\n" for k in range(4)})
     snap = gitrepo.GitSnapshot(str(repo.path), "HEAD")
@@ -598,3 +600,34 @@ def test_a_forked_child_reads_git_through_its_own_cat_file(tmp_path: Path) -> No
     os.waitpid(pid, 0)
     assert ok == "1" and int(child_cat) != parent_cat
     assert snap._proc is not None and snap._proc.pid == parent_cat
+
+
+def test_a_class_op_files_only_call_is_left_unparsed_one_they_inherit_is_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from test_evidence_idioms import make
+
+    from benchop_hook import cli, pipeline
+
+    mixin = "class ShapeMixin:\n    def __init__(self, m, n, dtype):\n        self.m = m\n"
+    kernel = "class SumKernel:\n    def __init__(self, m, n):\n        self.m = m\n"
+    op = ("from kern.kernels.mixin import ShapeMixin\nfrom kern.kernels.sum import SumKernel\n"
+          "from kern.ops.op import Op\n\n\nclass SumOp(ShapeMixin, Op):\n"
+          "    def forward(self, x):\n        return SumKernel(self.m, 2)(x)\n")
+    repo = make(tmp_path, {"src/kern/kernels/__init__.py": "", "src/kern/kernels/mixin.py": mixin,
+                           "src/kern/kernels/sum.py": kernel, "src/kern/ops/sum.py": op,
+                           "benchmarks/bench_sum.py": "from kern.ops.sum import SumOp\n\n\n"
+                                                      "def test_sum(m=1, n=2, dtype='f32'):\n"
+                                                      "    SumOp(m, n, dtype)\n"})
+    # The inherited constructor loses m; the kernel the op only calls is left half written.
+    repo.write("src/kern/kernels/mixin.py", mixin.replace("(self, m, n, dtype)", "(self, n, dtype)"))
+    repo.write("src/kern/kernels/sum.py", kernel + "def broken(:\n")
+    repo.commit("kernels: rows from the input")
+    monkeypatch.chdir(repo.path)
+    outs = []
+    for weight in (0, 10**12):  # every op file parsed for its ancestors, or the kernel file parsed
+        monkeypatch.setattr(pipeline, "ANCESTOR_CHECK_WEIGHT", weight)
+        rc = cli.main(["check", "--from-ref", "HEAD~1", "--to-ref", "HEAD"])
+        outs.append((rc, capsys.readouterr().out))
+    for rc, out in outs:
+        assert rc == 1 and "SumOp(m, n, dtype)" in out and "through base class ShapeMixin" in out, out
+    assert "src/kern/kernels/sum.py" not in outs[0][1] and "src/kern/kernels/sum.py" in outs[1][1], outs

@@ -493,7 +493,7 @@ class StaticPass:
             if f is not None:
                 fr.findings.append(f)
         routes = self._routes(az, fr, by_old)
-        imports, renames, notes = self._import_fixes(az, by_old, old_p, routes)
+        imports, renames, notes = self._import_fixes(az, by_old, old_p, routes, _imports_in_functions(data))
         fr.import_notes = notes
         if fr.findings or imports:
             self._apply(fr, data, imports, renames)
@@ -532,18 +532,20 @@ class StaticPass:
         return out
 
     def _import_fixes(self, az: ModuleAnalyzer, by_old: dict[ClassRef, OpChange], old_p: Project,
-                      routes: dict[ClassRef, ClassRef] | None = None) -> tuple[list, dict[str, str], list[str]]:
-        """Imports of a renamed or moved Op -> import edits and name renames; a removed Op -> a note."""
+                      routes: dict[ClassRef, ClassRef] | None = None, local: bool = True
+                      ) -> tuple[list, dict[str, str], list[str]]:
+        """Imports of a renamed or moved Op -> import edits and name renames; a removed Op -> a note.
+        `local`: also the imports inside functions (False when the text shows there are none)."""
         edits: list[ImportEdit] = []
         renames: dict[str, str] = {}
         notes: list[str] = []
         mi = az.mi
         seen: set[tuple[str, str, str]] = set()
-        for local, target in _all_imports(mi):
-            if target[0] != "attr" or (local, *target[1:]) in seen:
+        for name_here, target in _all_imports(mi, local):
+            if target[0] != "attr" or (name_here, *target[1:]) in seen:
                 continue
             _, module, name = target
-            seen.add((local, module, name))
+            seen.add((name_here, module, name))
             if self.new_p.resolve_name(module, name) is not None:
                 continue
             old_ref = old_p.resolve_name(module, name)
@@ -560,7 +562,7 @@ class StaticPass:
             from benchop_hook.fixes import ImportEdit
 
             edits.append(ImportEdit(module, name, new_module, succ.name))
-            if local == name and succ.name != name:
+            if name_here == name and succ.name != name:
                 renames[name] = succ.name
             notes.append(f"import of {name} from {module} -> {succ.name} from {new_module}")
         return edits, renames, notes
@@ -1076,9 +1078,20 @@ ANCESTOR_CHECK_WEIGHT = 400_000  # bytes of interface files only op files name: 
 JUDGE_FORK_WEIGHT = 200_000  # bytes of the benchmark files judged (each costs its imports' parses too)
 
 
-def _all_imports(mi: ModuleInfo) -> list[tuple[str, tuple[str, ...]]]:
-    """Module-level imports, then `from m import X` inside functions (a benchmark may import its Op locally)."""
+def _imports_in_functions(data: bytes) -> bool:
+    """Whether the source may import inside a function: some line other than a top-level `import` or
+    `from` statement's first one says `import` (a function's body is indented, or follows `def ...:` on
+    its line; a string that says it costs only the walk)."""
+    return any(b"import" in line and not line.startswith((b"import ", b"from "))
+               for line in data.splitlines())
+
+
+def _all_imports(mi: ModuleInfo, local: bool = True) -> list[tuple[str, tuple[str, ...]]]:
+    """Module-level imports, then `from m import X` inside functions (a benchmark may import its Op locally)
+    unless `local` is False."""
     out: list[tuple[str, tuple[str, ...]]] = list(mi.imports.items())
+    if not local:
+        return out
     for node in mi.nodes():
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for sub in walk_list(node):

@@ -631,3 +631,27 @@ def test_a_class_op_files_only_call_is_left_unparsed_one_they_inherit_is_not(
     for rc, out in outs:
         assert rc == 1 and "SumOp(m, n, dtype)" in out and "through base class ShapeMixin" in out, out
     assert "src/kern/kernels/sum.py" not in outs[0][1] and "src/kern/kernels/sum.py" in outs[1][1], outs
+
+
+def test_functions_are_walked_for_imports_unless_the_text_rules_them_out() -> None:
+    from benchop_hook import pipeline
+    from benchop_hook.modules import parse_source
+
+    here = Path(__file__).resolve().parent.parent
+    sources = [p.read_bytes() for p in sorted([*here.glob("benchop_hook/**/*.py"), *here.glob("tests/**/*.py")])]
+    sources += [b"import os\n\n\ndef f():\n    from x import Y\n    return Y\n",
+                b"def f(): from x import Y\n",
+                b"from a import (\n    B,\n    C,\n)\n\n\ndef g():\n    return B(C)\n"]
+    ruled_out = 0
+    for data in sources:
+        mi = parse_source(data, "m.py", "m")
+        if mi.error:
+            continue
+        walked = pipeline._all_imports(mi, True)
+        if not pipeline._imports_in_functions(data):
+            ruled_out += 1
+            assert pipeline._all_imports(mi, False) == walked
+        elif walked != pipeline._all_imports(mi, False):
+            assert b"from x import Y" in data or b"import" in data
+    assert ruled_out >= 2  # the last example, and the files that import only at the top
+    assert pipeline._imports_in_functions(sources[-3]) and pipeline._imports_in_functions(sources[-2])

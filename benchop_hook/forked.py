@@ -41,17 +41,19 @@ _RECORD = 4  # bytes per item number in the queue: a pipe read of that size is w
 
 
 def map_split(fn: Callable[[T], R], items: Sequence[T], weights: Sequence[int],
-              min_weight: int | None = None, meanwhile: Callable[[], object] | None = None) -> list[R]:
+              min_weight: int | None = None, meanwhile: Callable[[], object] | None = None,
+              first: Sequence[bool] | None = None) -> list[R]:
     """`[fn(x) for x in items]`, shared with a forked child when the weights add up to `min_weight` or
     more. The item numbers wait in a pipe, heaviest first; each process takes the next one when it is free
     (a read of one fixed-size record from a pipe is atomic), so neither waits long for the other whatever
     the items cost. `meanwhile` (work this process needs anyway) runs here first, while the child starts on
-    the queue; the child may take every item meanwhile."""
+    the queue; the child may take every item meanwhile. `first`: items to queue before the others (work that
+    costs a one-time import is better started early, where the other process overlaps it)."""
     if len(items) < 2 or sum(weights) < (MIN_WEIGHT if min_weight is None else min_weight) or not can_fork():
         if meanwhile is not None:
             meanwhile()
         return [fn(x) for x in items]
-    order = sorted(range(len(items)), key=lambda i: -weights[i])
+    order = sorted(range(len(items)), key=lambda i: (not (first and first[i]), -weights[i]))
     per = -(-len(items) // (_PIPE_ROOM // _RECORD))  # items per queue record, for the queue to fit the pipe
     batches = [order[b:b + per] for b in range(0, len(order), per)]
     fds: list[int] = []

@@ -19,7 +19,7 @@ from benchop_hook.callsites import UNKNOWN, Arg, CallSite, Gone, Instance, char_
 from benchop_hook.changes import OpChange, detect
 from benchop_hook.config import Config
 from benchop_hook.context import StaticContext, call_signature, change_signatures, value_source
-from benchop_hook.edits import Edit
+from benchop_hook.edits import Edit, EditKind
 from benchop_hook.evidence import TestEvidence
 from benchop_hook.fixes import (
     ArgOp,
@@ -465,27 +465,37 @@ class StaticPass:
         self.src.bench.prefetch(paths)
         blobs = [self.src.bench.read(p) for p in paths]
         weights = [len(b or b"") for b in blobs]
-        # Each file is judged and rewritten on its own: with enough of them, a forked child takes some (what
-        # it finds and writes is plain data), and they are put back in this order.
+        # Each file is judged on its own: with enough of them, a forked child takes some (what it finds is
+        # plain data), and they are put back in this order; the rewrites are made here. When a file is likely
+        # to be rewritten and a child shares the work, libcst is imported here first, while the child judges.
+        likely = [b is not None and _likely_rewritten(b, changes) for b in blobs]
+        shared = sum(weights) >= JUDGE_FORK_WEIGHT and forked.can_fork()
         done = forked.map_split(lambda k: self._locate_one(paths[k], blobs[k], by_new, by_old, old_p, ev, only),
-                                range(len(paths)), weights, min_weight=JUDGE_FORK_WEIGHT)
-        for fr in done:
-            if fr is not None:
-                if fr.error:
-                    self.result.skipped.append((fr.path, fr.error))
-                self.result.files.append(fr)
+                                range(len(paths)), weights, min_weight=JUDGE_FORK_WEIGHT, first=likely,
+                                meanwhile=_import_rewriter if self.rewrite and shared and any(likely) else None)
+        for found in done:
+            if found is None:
+                continue
+            fr, imports, renames = found
+            if fr.error:
+                self.result.skipped.append((fr.path, fr.error))
+            else:
+                self._apply(fr, fr.before or b"", imports, renames)
+            self.result.files.append(fr)
 
     def _locate_one(self, path: str, data: bytes | None, by_new: dict[ClassRef, OpChange],
                     by_old: dict[ClassRef, OpChange], old_p: Project, ev: TestEvidence,
-                    only: set[tuple[str, int]] | None) -> FileResult | None:
-        """One benchmark file's findings and rewrite; None when nothing in it concerns the changes."""
+                    only: set[tuple[str, int]] | None
+                    ) -> tuple[FileResult, list[ImportEdit], dict[str, str]] | None:
+        """One benchmark file's findings, and the import edits and renames its rewrite needs; None when
+        nothing in it concerns the changes."""
         if data is None:
             return None
         fr = FileResult(path, before=data)
         az = analyze(path, data, self.new_p, old_p)
         if az.mi.error:
             fr.error = az.mi.error
-            return fr
+            return fr, [], {}
         for site in az.calls():
             if only is not None and (path, site.lineno) not in only:
                 continue
@@ -495,10 +505,7 @@ class StaticPass:
         routes = self._routes(az, fr, by_old)
         imports, renames, notes = self._import_fixes(az, by_old, old_p, routes, _imports_in_functions(data))
         fr.import_notes = notes
-        if fr.findings or imports:
-            self._apply(fr, data, imports, renames)
-            return fr
-        return None
+        return (fr, imports, renames) if fr.findings or imports else None
 
     def _routes(self, az: ModuleAnalyzer, fr: FileResult, by_old: dict[ClassRef, OpChange]) -> dict[ClassRef, ClassRef]:
         """old class -> the sibling its name becomes in this file: every use of the imported name is a call
@@ -1076,6 +1083,27 @@ class StaticPass:
 VOTES_FORK_WEIGHT = 300_000  # characters of the files the rename votes diff
 ANCESTOR_CHECK_WEIGHT = 400_000  # bytes of interface files only op files name: worth parsing every op file
 JUDGE_FORK_WEIGHT = 200_000  # bytes of the benchmark files judged (each costs its imports' parses too)
+
+
+def _import_rewriter() -> None:
+    import benchop_hook.rewrite  # noqa: F401 - libcst, ahead of the rewrites
+
+
+def _likely_rewritten(data: bytes, changes: Sequence[OpChange]) -> bool:
+    """A guess, for the order of work only: the file names a class gone from its old name or module (an
+    import to rewrite), or names a changed class and passes by keyword a parameter it lost or renamed. Such
+    files are queued first, and libcst is imported while the child judges."""
+    for c in changes:
+        if c.old is None:
+            continue
+        if (c.new is None or c.new.name != c.old.name) and c.old.name.encode() in data:
+            return True
+        if c.new is not None and c.new.module != c.old.module and c.old.module.encode() in data:
+            return True
+        lost = [e.name for e in c.edits if e.kind in (EditKind.REMOVED, EditKind.RENAMED)]
+        if lost and c.old.name.encode() in data and any(f"{p}=".encode() in data for p in lost):
+            return True
+    return False
 
 
 def _imports_in_functions(data: bytes) -> bool:

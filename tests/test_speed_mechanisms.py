@@ -375,13 +375,36 @@ def test_a_failing_child_leaves_its_half_to_this_process() -> None:
     assert forked.map_split(fails_elsewhere, list(range(60)), [1] * 60, min_weight=0) == [x % 2 == 0 for x in range(60)]
 
 
+def _without_and_with_fork(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], module: object,
+                           threshold: str, argv: list[str]) -> tuple[int, list[tuple[int, pytest.CaptureResult[str]]]]:
+    """`cli.main(argv)` with `module.threshold` out of reach, then at 0: the forks counted, each run's exit
+    code and captured output."""
+    import os
+
+    from benchop_hook import cli
+
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counted() -> int:
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counted)
+    runs: list[tuple[int, pytest.CaptureResult[str]]] = []
+    for value in (10**12, 0):
+        monkeypatch.setattr(module, threshold, value)
+        rc = cli.main(argv)
+        runs.append((rc, capsys.readouterr()))
+    return len(forks), runs
+
+
 def test_the_forked_interface_check_reports_what_the_serial_one_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    import os
 
     from test_evidence_idioms import make
 
-    from benchop_hook import cli, forked
+    from benchop_hook import forked
 
     if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
@@ -398,20 +421,10 @@ def test_the_forked_interface_check_reports_what_the_serial_one_does(tmp_path: P
         repo.write(f"workloads/w{k}.py", new)
     repo.commit("workloads: some rows come from the inputs")
     monkeypatch.chdir(repo.path)
-    forks: list[int] = []
-    real_fork = os.fork
-
-    def counted() -> int:
-        forks.append(1)
-        return real_fork()
-
-    monkeypatch.setattr(os, "fork", counted)
-    outs = []
-    for threshold in (10**12, 0):
-        monkeypatch.setattr(forked, "MIN_WEIGHT", threshold)
-        rc = cli.main(["check", "--from-ref", "HEAD~1", "--to-ref", "HEAD"])
-        outs.append((rc, capsys.readouterr().out))
-    assert len(forks) == 1  # the second run forked, the first did not
+    forks, runs = _without_and_with_fork(monkeypatch, capsys, forked, "MIN_WEIGHT",
+                                         ["check", "--from-ref", "HEAD~1", "--to-ref", "HEAD"])
+    outs = [(rc, out.out) for rc, out in runs]
+    assert forks == 1  # the second run forked, the first did not
     assert outs[0] == outs[1]
     assert outs[0][0] == 1 and all(f"Case{k}" in outs[0][1] for k in (1, 3, 5)), outs[0]
     assert not any(f"Case{k}(" in outs[0][1] for k in (0, 2, 4)), outs[0]
@@ -529,11 +542,10 @@ def test_interface_files_nothing_names_change_no_answer(tmp_path: Path) -> None:
 
 def test_benchmark_files_judged_in_two_processes_give_the_serial_answer(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import os
 
     from test_evidence_idioms import make
 
-    from benchop_hook import cli, forked, pipeline
+    from benchop_hook import forked, pipeline
 
     if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
@@ -553,20 +565,9 @@ def test_benchmark_files_judged_in_two_processes_give_the_serial_answer(
                    else new.replace("dtype)", "dtype, flag=False)"))
     repo.commit("workloads: rows from the inputs")
     monkeypatch.chdir(repo.path)
-    forks: list[int] = []
-    real_fork = os.fork
-
-    def counted() -> int:
-        forks.append(1)
-        return real_fork()
-
-    monkeypatch.setattr(os, "fork", counted)
-    outs = []
-    for threshold in (10**12, 0):
-        monkeypatch.setattr(pipeline, "JUDGE_FORK_WEIGHT", threshold)
-        rc = cli.main(["fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD"])
-        outs.append((rc, capsys.readouterr()))
-    assert len(forks) == 1  # the second run forked, the first did not
+    forks, outs = _without_and_with_fork(monkeypatch, capsys, pipeline, "JUDGE_FORK_WEIGHT",
+                                         ["fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD"])
+    assert forks == 1  # the second run forked, the first did not
     assert outs[0] == outs[1]
     out = outs[0][1].out + outs[0][1].err
     assert all(f"Case{k}(n, dtype)" in out for k in (1, 3, 5, 7)), out

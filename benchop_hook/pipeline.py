@@ -23,6 +23,8 @@ from benchop_hook.edits import Edit, EditKind
 from benchop_hook.evidence import TestEvidence
 from benchop_hook.fixes import (
     ArgOp,
+    DictEdit,
+    ImportEdit,
     NoPlan,
     Plan,
     Status,
@@ -43,7 +45,6 @@ from benchop_hook.target import Target
 
 if TYPE_CHECKING:
     from benchop_hook.callsites import ModuleAnalyzer
-    from benchop_hook.fixes import DictEdit, ImportEdit
 
 
 @dataclass
@@ -269,8 +270,11 @@ class StaticPass:
                 late[i] = c.new_path
             else:
                 asks.append(i)
+        def size(i: int) -> int:
+            return len(blobs[i][0] or b"") + len(blobs[i][1] or b"")
+
         ancestors: set[str] = set()
-        if sum(len(blobs[i][0] or b"") + len(blobs[i][1] or b"") for i in late) < ANCESTOR_CHECK_WEIGHT:
+        if sum(size(i) for i in late) < ANCESTOR_CHECK_WEIGHT:
             asks += sorted(late)
             late = {}
 
@@ -280,8 +284,8 @@ class StaticPass:
             if late:
                 ancestors.update(self._op_ancestor_modules())
 
-        answers = forked.map_split(lambda i: constructor_changed(*blobs[i]), asks,
-                                   [len(blobs[i][0] or b"") + len(blobs[i][1] or b"") for i in asks], meanwhile=then)
+        answers = forked.map_split(lambda i: constructor_changed(*blobs[i]), asks, [size(i) for i in asks],
+                                   meanwhile=then)
         for i, yes in zip(asks, answers):
             out[i] = yes
         for i, path in late.items():
@@ -566,8 +570,6 @@ class StaticPass:
             succ = (routes or {}).get(old_ref, ch.new)
             via_same = self.new_p.resolve_name(module, succ.name)
             new_module = module if via_same == succ else succ.module
-            from benchop_hook.fixes import ImportEdit
-
             edits.append(ImportEdit(module, name, new_module, succ.name))
             if name_here == name and succ.name != name:
                 renames[name] = succ.name
@@ -895,8 +897,6 @@ class StaticPass:
             else:
                 return None
         col = char_col(lines, node.lineno, node.col_offset)
-        from benchop_hook.fixes import DictEdit
-
         return DictEdit(node.lineno, col, tuple(ops))
 
     # -- all-files mode

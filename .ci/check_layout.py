@@ -12,11 +12,11 @@ MAX_LINES = 60
 LONG_OK = "# long:"  # a function may be longer when its def line says why, after this marker
 # ... or here, for modules other branches are changing now (a comment on their def lines would only conflict).
 REASONS = {
-    "benchop_hook.changes.detect":
+    "benchop_hook.analysis.changes.detect":
         "one pass pairing old and new classes (kept, moved, renamed, removed) over maps it shares",
-    "benchop_hook.edits.diff":
+    "benchop_hook.analysis.edits.diff":
         "one table-like walk over two signatures; each edit kind is a few lines",
-    "benchop_hook.fixes.plan":
+    "benchop_hook.fixing.plan.plan":
         "one walk over the arguments that builds the plan and checks that it binds; split, the invariants "
         "it keeps would be spread over several functions",
 }

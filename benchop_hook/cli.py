@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from benchop_hook import __version__
+from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, BenchOpError
-from benchop_hook.options import Options
 
 if TYPE_CHECKING:
     _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]

@@ -250,9 +250,10 @@ def load_scan(root: str, path: str, rescan: bool) -> list[dict[str, object]]:
 # -- counting the real repository, for the generated one
 
 def real_sizes(root: str) -> dict[str, int]:
-    from benchop_hook import config, gitrepo
-    from benchop_hook.modules import ClassRef, ParseCache, Project
-    from benchop_hook.pipeline import Paths
+    from benchop_hook import config
+    from benchop_hook.analysis.modules import ClassRef, ParseCache, Project
+    from benchop_hook.fixing.static_pass import Paths
+    from benchop_hook.git import repo as gitrepo
 
     cfg = config.load(root)
     paths = Paths(cfg)

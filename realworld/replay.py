@@ -427,7 +427,7 @@ def _renamed_names(before: str | None, after: str | None) -> set[tuple[str, str]
     the old name gone from the file and the new one not there before."""
     if before is None or after is None:
         return set()
-    from benchop_hook.renames import substitutions
+    from benchop_hook.analysis.renames import substitutions
 
     wb, wa = _code_names(before), _code_names(after)
     return {(o, n) for o, n in substitutions(before, after)

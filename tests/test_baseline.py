@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from benchop_hook import notes
-from benchop_hook.baseline import compare, judge
 from benchop_hook.commands.history import selects
+from benchop_hook.records import notes
+from benchop_hook.records.baseline import compare, judge
 
 from conftest import REDUCTION_N_DIM, Repo
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchop_hook.gitrepo import Snapshot
-from benchop_hook.modules import ClassRef, ParseCache, Project
+from benchop_hook.analysis.modules import ClassRef, ParseCache, Project
+from benchop_hook.git.repo import Snapshot
 
 from conftest import Repo
 

@@ -6,11 +6,11 @@ import ast
 
 import pytest
 
-from benchop_hook.callsites import Arg
-from benchop_hook.edits import diff
-from benchop_hook.fixes import NoPlan, Status, Value, classify, plan
-from benchop_hook.rewrite import CallEdit, rewrite
-from benchop_hook.signatures import from_function
+from benchop_hook.analysis.callsites import Arg
+from benchop_hook.analysis.edits import diff
+from benchop_hook.analysis.signatures import from_function
+from benchop_hook.fixing.plan import NoPlan, Status, Value, classify, plan
+from benchop_hook.rewrite.edit import CallEdit, rewrite
 
 
 def sig(src: str):
@@ -98,7 +98,7 @@ def test_rewrite_without_edits_is_identity(src):
 def test_rewrite_keeps_crlf_and_bom():
     src = "\ufeffx = Op(M, N, dtype)\r\ny = 2\r\n".encode("utf-8")
     call = ast.parse(src).body[0].value  # type: ignore[attr-defined]
-    from benchop_hook.fixes import ArgOp
+    from benchop_hook.fixing.plan import ArgOp
 
     res = rewrite(src, [CallEdit(1, 4, 1, call.end_col_offset, (ArgOp("drop", 0),))])
     assert res.data == "\ufeffx = Op(N, dtype)\r\ny = 2\r\n".encode("utf-8")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from benchop_hook.flows import Decision, GitState, Sequence, decide
+from benchop_hook.git.flows import Decision, GitState, Sequence, decide
 
 A, B, C, D = "a" * 40, "b" * 40, "c" * 40, "d" * 40
 PLAIN = GitState(stage="post-commit", rewrite_command=None, rebase_dir=None, rebase_orig_head=None,

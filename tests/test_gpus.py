@@ -10,7 +10,7 @@ import pytest
 
 from benchop_hook.config import parse_gpus
 from benchop_hook.errors import ConfigError
-from benchop_hook.gpus import visible_gpus
+from benchop_hook.run.gpus import visible_gpus
 
 from conftest import Repo, reduction_change
 from test_run import SPLAT_BENCH

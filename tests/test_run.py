@@ -232,7 +232,7 @@ def test_started_early():
 
 
 def test_early_started_pytest_imports_first_then_runs_what_it_is_handed(tmp_path: Path) -> None:
-    from benchop_hook.runner import Interpreter, Warm, run_pytest
+    from benchop_hook.run.runner import Interpreter, Warm, run_pytest
 
     interp = Interpreter(sys.executable, "test")
     warm = Warm(interp, str(tmp_path), ("wave",))
@@ -247,7 +247,7 @@ def test_early_started_pytest_imports_first_then_runs_what_it_is_handed(tmp_path
 
 
 def test_early_started_pytest_nothing_took_is_ended(tmp_path: Path) -> None:
-    from benchop_hook.runner import Interpreter, Warm
+    from benchop_hook.run.runner import Interpreter, Warm
 
     unused = Warm(Interpreter(sys.executable, "test"), str(tmp_path), ())
     assert unused.proc is not None
@@ -263,8 +263,8 @@ def test_early_started_pytest_nothing_took_is_ended(tmp_path: Path) -> None:
 
 
 def test_early_started_pytest_without_pytest_says_install_it(tmp_path: Path) -> None:
-    from benchop_hook.notrun import CannotRun
-    from benchop_hook.runner import Interpreter, Warm, run_pytest
+    from benchop_hook.run.notrun import CannotRun
+    from benchop_hook.run.runner import Interpreter, Warm, run_pytest
 
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True)
     interp = Interpreter(str(tmp_path / "bare" / "bin" / "python"), "test")
@@ -281,7 +281,7 @@ def test_early_started_pytest_without_pytest_says_install_it(tmp_path: Path) -> 
 
 def test_early_start_leaves_torch_to_a_conftest_that_sets_the_environment(tmp_path: Path) -> None:
     from benchop_hook.config import load
-    from benchop_hook.runner import warm_modules
+    from benchop_hook.run.runner import warm_modules
 
     (tmp_path / "pyproject.toml").write_text('[tool.bench-op]\nbenchmark-paths = ["benchmarks/**/*.py"]\n')
     (tmp_path / "benchmarks").mkdir()

@@ -6,9 +6,9 @@ import ast
 
 import pytest
 
-from benchop_hook.binding import CallShape, bind
-from benchop_hook.edits import EditKind, diff
-from benchop_hook.signatures import Kind, from_function, is_constant_source
+from benchop_hook.analysis.binding import CallShape, bind
+from benchop_hook.analysis.edits import EditKind, diff
+from benchop_hook.analysis.signatures import Kind, from_function, is_constant_source
 
 
 def sig(src: str):

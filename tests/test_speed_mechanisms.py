@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchop_hook import renames
+from benchop_hook.analysis import renames
 
 OLD_TEST = '''"""SumOp is tested here."""
 from tileops.ops import SumOp, MeanOp
@@ -106,8 +106,8 @@ Op(**PARAMS)
 def _edits_for(src: bytes):
     import ast
 
-    from benchop_hook.fixes import ArgOp
-    from benchop_hook.rewrite import CallEdit, DictEdit
+    from benchop_hook.fixing.plan import ArgOp
+    from benchop_hook.rewrite.edit import CallEdit, DictEdit
 
     tree = ast.parse(src)
     lines = src.decode("utf-8-sig").splitlines()
@@ -133,7 +133,7 @@ def _edits_for(src: bytes):
 def test_rewrite_by_statement_is_the_whole_module_rewrite():
     import random
 
-    from benchop_hook import rewrite as rw
+    from benchop_hook.rewrite import edit as rw
 
     rng = random.Random(7)
     for variant in range(3):
@@ -160,8 +160,8 @@ def test_rewrite_by_statement_is_the_whole_module_rewrite():
 
 
 def test_rewrite_by_statement_leaves_what_could_differ_to_the_whole_module():
-    from benchop_hook import rewrite as rw
-    from benchop_hook.fixes import ArgOp
+    from benchop_hook.fixing.plan import ArgOp
+    from benchop_hook.rewrite import edit as rw
 
     edit = [rw.CallEdit(1, 4, 1, 19, (ArgOp("drop", 0),))]
     assert rw._rewrite_by_statement(b"x = Op(M, N, dtype)\r\ny = 2\r\n", edit, [], None) is None  # libcst's newline
@@ -181,8 +181,8 @@ def _passes_by_keyword(source: str | bytes, names: tuple[str, ...]) -> bool:
 
 
 def test_keyword_only_parameters_are_the_only_ones_a_file_can_be_ruled_out_for():
-    from benchop_hook.evidence import names_a_call_must_spell
-    from benchop_hook.signatures import Kind, Param, Signature
+    from benchop_hook.analysis.evidence import names_a_call_must_spell
+    from benchop_hook.analysis.signatures import Kind, Param, Signature
 
     def sig(*ps: tuple[str, Kind]) -> Signature:
         return Signature(tuple(Param(n, k, "None") for n, k in ps))
@@ -197,7 +197,7 @@ def test_keyword_only_parameters_are_the_only_ones_a_file_can_be_ruled_out_for()
 
 
 def test_a_file_is_ruled_out_only_when_no_call_in_it_can_pass_the_names():
-    from benchop_hook.evidence import may_spell
+    from benchop_hook.analysis.evidence import may_spell
 
     names = ("target", "decimals")
     passing = [
@@ -280,7 +280,7 @@ def _interface_edits() -> list[str]:
 def test_constructors_after_an_edit_are_the_whole_parse():
     import ast
 
-    from benchop_hook import interfaces
+    from benchop_hook.analysis import interfaces
 
     old = INTERFACE_SRC.encode()
     tree = ast.parse(old)
@@ -296,7 +296,7 @@ def test_constructors_after_an_edit_are_the_whole_parse():
 
 
 def _changed_the_long_way(old: bytes, new: bytes) -> bool:
-    from benchop_hook import interfaces
+    from benchop_hook.analysis import interfaces
 
     a, b = interfaces.constructors(old), interfaces.constructors(new)
     return a is None or b is None or any(n not in b or b[n] != sig for n, sig in a.items())
@@ -305,7 +305,7 @@ def _changed_the_long_way(old: bytes, new: bytes) -> bool:
 def test_sources_whose_lines_can_mean_something_else_alone_are_parsed_whole():
     import ast
 
-    from benchop_hook import interfaces
+    from benchop_hook.analysis import interfaces
 
     old = INTERFACE_SRC.encode()
     tree = ast.parse(old)
@@ -330,7 +330,7 @@ def test_forked_answers_come_back_in_order_from_the_child() -> None:
     import os
     import time
 
-    from benchop_hook import forked
+    from benchop_hook.fixing import forked
 
     if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
@@ -361,7 +361,7 @@ def test_forked_answers_come_back_in_order_from_the_child() -> None:
 def test_a_failing_child_leaves_its_half_to_this_process() -> None:
     import os
 
-    from benchop_hook import forked
+    from benchop_hook.fixing import forked
 
     if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
@@ -404,7 +404,7 @@ def test_the_forked_interface_check_reports_what_the_serial_one_does(tmp_path: P
 
     from test_evidence_idioms import make
 
-    from benchop_hook import forked
+    from benchop_hook.fixing import forked
 
     if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
@@ -432,7 +432,7 @@ def test_the_forked_interface_check_reports_what_the_serial_one_does(tmp_path: P
 
 
 def test_rename_votes_spread_over_processes_are_the_votes() -> None:
-    from benchop_hook import forked
+    from benchop_hook.fixing import forked
 
     if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
@@ -480,7 +480,7 @@ def test_prose_lines_found_through_statements_are_those_of_every_node() -> None:
 def test_class_names_by_lines_hold_every_top_level_class() -> None:
     import ast
 
-    from benchop_hook import interfaces
+    from benchop_hook.analysis import interfaces
 
     checked = 0
     for text in [INTERFACE_SRC, *_interface_edits()]:
@@ -502,7 +502,7 @@ def test_class_names_by_lines_hold_every_top_level_class() -> None:
 
 
 def test_a_file_is_left_unparsed_only_when_its_classes_stay_and_nothing_names_them() -> None:
-    from benchop_hook import interfaces
+    from benchop_hook.analysis import interfaces
 
     old = b"class Helper:\n    def __init__(self, m, n): ...\n"
     new = old.replace(b"m, n", b"n")
@@ -545,7 +545,8 @@ def test_benchmark_files_judged_in_two_processes_give_the_serial_answer(
 
     from test_evidence_idioms import make
 
-    from benchop_hook import forked, pipeline
+    from benchop_hook.fixing import forked
+    from benchop_hook.fixing import static_pass as pipeline
 
     if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
@@ -579,7 +580,8 @@ def test_a_forked_child_reads_git_through_its_own_cat_file(tmp_path: Path) -> No
 
     from test_evidence_idioms import make
 
-    from benchop_hook import forked, gitrepo
+    from benchop_hook.fixing import forked
+    from benchop_hook.git import repo as gitrepo
 
     if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
@@ -607,7 +609,8 @@ def test_a_class_op_files_only_call_is_left_unparsed_one_they_inherit_is_not(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from test_evidence_idioms import make
 
-    from benchop_hook import cli, pipeline
+    from benchop_hook import cli
+    from benchop_hook.fixing import static_pass as pipeline
 
     mixin = "class ShapeMixin:\n    def __init__(self, m, n, dtype):\n        self.m = m\n"
     kernel = "class SumKernel:\n    def __init__(self, m, n):\n        self.m = m\n"
@@ -635,8 +638,8 @@ def test_a_class_op_files_only_call_is_left_unparsed_one_they_inherit_is_not(
 
 
 def test_functions_are_walked_for_imports_unless_the_text_rules_them_out() -> None:
-    from benchop_hook import pipeline
-    from benchop_hook.modules import parse_source
+    from benchop_hook.analysis.modules import parse_source
+    from benchop_hook.fixing import static_pass as pipeline
 
     here = Path(__file__).resolve().parent.parent
     sources = [p.read_bytes() for p in sorted([*here.glob("benchop_hook/**/*.py"), *here.glob("tests/**/*.py")])]

@@ -111,8 +111,8 @@ def test_a_star_splat_whose_slots_would_move_is_left_to_the_run(tmp_path: Path) 
 # -- a block of parameters renamed slot for slot -------------------------------------------------------
 
 def test_a_block_of_slot_for_slot_renames_is_not_an_insertion() -> None:
-    from benchop_hook.edits import EditKind, diff
-    from benchop_hook.signatures import Kind, Param, Signature
+    from benchop_hook.analysis.edits import EditKind, diff
+    from benchop_hook.analysis.signatures import Kind, Param, Signature
 
     def sig(*names: str) -> Signature:
         return Signature(tuple(Param(n, Kind.POSITIONAL_OR_KEYWORD) for n in names))

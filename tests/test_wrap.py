@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from benchop_hook.wrap import file_style, project_line_length, wrap_call
+from benchop_hook.rewrite.wrap import file_style, project_line_length, wrap_call
 
 from conftest import Repo
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from benchop_hook.commands.common import quick, restrict, static
+from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
-from benchop_hook.options import Options
 
 
 def main(opts: Options) -> int:
@@ -13,12 +13,12 @@ def main(opts: Options) -> int:
         if not opts.quiet:
             print(f"bench-op: nothing to check: no Op file changed in {target.label}.")
         if opts.json:
-            from benchop_hook.report import write_json
+            from benchop_hook.report.render import write_json
 
             write_json(opts.json, {"status": "nothing-to-do", "target": target.as_json(), "changes": [],
                                    "findings": []})
         return EXIT_OK
-    from benchop_hook.report import render_check, static_json, write_json
+    from benchop_hook.report.render import render_check, static_json, write_json
 
     # The same plan as `fix` and the follow-up commit (the rewrite is made, and not written): the same
     # calls counted, the same edit described.

@@ -10,15 +10,15 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from benchop_hook import config as config_mod
-from benchop_hook import gitrepo
-from benchop_hook.options import Options
+from benchop_hook.commands.options import Options
+from benchop_hook.git import repo as gitrepo
+from benchop_hook.git.target import Target, changed_files, resolve
 from benchop_hook.paths import Paths
-from benchop_hook.target import Target, changed_files, resolve
 
 if TYPE_CHECKING:
-    from benchop_hook.context import StaticContext
-    from benchop_hook.pipeline import StaticResult
-    from benchop_hook.runner import Warm
+    from benchop_hook.fixing.context import StaticContext
+    from benchop_hook.fixing.static_pass import StaticResult
+    from benchop_hook.run.runner import Warm
 
 
 def open_repo(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config]:
@@ -34,7 +34,7 @@ def early_pytest(root: str, opts: Options, cfg: config_mod.Config) -> Iterator[W
     """The benchmark interpreter, started before the static pass is imported (pytest's and torch's
     imports overlap with bench-op's), for a command that knows it has work; ended on the way out if
     nothing took it."""
-    from benchop_hook.runner import start_warm
+    from benchop_hook.run.runner import start_warm
 
     warm = None if opts.no_run else start_warm(root, opts.python, cfg)
     try:
@@ -62,9 +62,9 @@ def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
     when there is work."""
     import dataclasses
 
-    from benchop_hook.history import History
-    from benchop_hook.pipeline import Sources, StaticPass
-    from benchop_hook.wrap import project_line_length
+    from benchop_hook.fixing.static_pass import Sources, StaticPass
+    from benchop_hook.git.last_commit import History
+    from benchop_hook.rewrite.wrap import project_line_length
 
     root = repo.root
     cfg = dataclasses.replace(cfg, line_length=project_line_length(root))  # a rewritten call fits it
@@ -133,7 +133,7 @@ def interface_ctor_changed(root: str, cfg: config_mod.Config, target: Target,
     touched = [c for c in changes if any(p and is_interface(p) for p in (c.old_path, c.new_path))]
     if not touched:
         return False
-    from benchop_hook.interfaces import constructor_changed
+    from benchop_hook.analysis.interfaces import constructor_changed
 
     old_rev = "HEAD" if target.mode == "staged" else target.from_rev
     new_rev = "" if target.mode == "staged" else target.to_rev

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 from benchop_hook.commands.common import quick, restrict, static
+from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK, BenchOpError
-from benchop_hook.options import Options
 
 
 def main(opts: Options) -> int:
@@ -15,8 +15,8 @@ def main(opts: Options) -> int:
         if not opts.quiet:
             print(f"bench-op: nothing to fix: no Op file changed in {target.label}.")
         return EXIT_OK
-    from benchop_hook.files import write_file
-    from benchop_hook.report import render_check, static_json, unified_diff, write_json
+    from benchop_hook.report.render import render_check, static_json, unified_diff, write_json
+    from benchop_hook.run.tree_guard import write_file
 
     result = restrict(static(repo, cfg, target, changes, only=opts.shard() or None)[0], opts.shard())
     if opts.diff:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from benchop_hook import gitrepo, notes
+from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_OK, EXIT_USAGE, BenchOpError
-from benchop_hook.notes import Point, primary
-from benchop_hook.options import Options
+from benchop_hook.git import repo as gitrepo
+from benchop_hook.records import notes
+from benchop_hook.records.notes import Point, primary
 
 
 def selects(nodeid: str, what: str | None) -> bool:
@@ -38,7 +39,7 @@ def series(log: Sequence[tuple[str, str, str, list[notes.Run]]], what: str | Non
 
 
 def render(by_node: dict[str, list[Point]]) -> list[str]:
-    from benchop_hook.baseline import align_rows, fmt_value
+    from benchop_hook.records.baseline import align_rows, fmt_value
 
     lines: list[str] = []
     for nodeid, points in by_node.items():
@@ -105,7 +106,7 @@ def main(opts: Options) -> int:
     for line in render(by_node):
         print(line)
     if opts.plot:
-        from benchop_hook.plot import draw
+        from benchop_hook.records.plot import draw
 
         draw(by_node, opts.plot, title=what or "bench-op history")
         print(f"bench-op: wrote the plot to {opts.plot}")

@@ -16,12 +16,12 @@ import os
 import sys
 
 from benchop_hook import config as config_mod
-from benchop_hook import gitrepo
 from benchop_hook.commands.common import early_pytest, needs_work
-from benchop_hook.commit import ENV_GUARD, is_follow_up
+from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
-from benchop_hook.options import Options
-from benchop_hook.target import Target
+from benchop_hook.git import repo as gitrepo
+from benchop_hook.git.commit import ENV_GUARD, is_follow_up
+from benchop_hook.git.target import Target
 
 
 def main(opts: Options) -> int:
@@ -80,11 +80,11 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
     # What pre-commit passed chose the mode; it is no shard. The commit is the user's to make.
     opts = dataclasses.replace(opts, no_commit=True, files=(), only=only)
     with early_pytest(repo.root, opts, cfg) as warm:
-        from benchop_hook.execute import echo, execute
-        from benchop_hook.files import tree_guard
-        from benchop_hook.lock import repo_lock
+        from benchop_hook.git.lock import repo_lock
         from benchop_hook.paths import Paths
-        from benchop_hook.report import summary_line
+        from benchop_hook.report.render import summary_line
+        from benchop_hook.run.execute import echo, execute
+        from benchop_hook.run.tree_guard import tree_guard
 
         with repo_lock(repo.git_dir), tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
             run = execute(opts, repo, cfg, target, changes, guard, warm=warm)
@@ -101,7 +101,7 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
     root = repo.root
     if os.environ.get("PRE_COMMIT_IS_SQUASH_MERGE") == "1":
         return EXIT_OK  # a squash merge commits nothing: the commit that follows gets the hook
-    from benchop_hook import flows  # a rebase or a multi-commit pick is handled once, at its end
+    from benchop_hook.git import flows  # a rebase or a multi-commit pick is handled once, at its end
 
     flow = flows.decide_here(root, repo.git_dir, stage, opts.rewrite_command
                              or os.environ.get("PRE_COMMIT_REWRITE_COMMAND"))
@@ -132,10 +132,10 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
     head = gitrepo.git(root, "rev-parse", "HEAD").stdout.decode().strip()
     target = Target("range", frm[:12], "HEAD", frm, head, to_is_head=True)
     with early_pytest(root, opts, cfg) as warm:
-        from benchop_hook.execute import echo
-        from benchop_hook.followup import run_and_maybe_commit
-        from benchop_hook.lock import repo_lock
-        from benchop_hook.report import run_json, summary_line, write_json
+        from benchop_hook.followup.assemble import run_and_maybe_commit
+        from benchop_hook.git.lock import repo_lock
+        from benchop_hook.report.render import run_json, summary_line, write_json
+        from benchop_hook.run.execute import echo
 
         with repo_lock(repo.git_dir):
             run = run_and_maybe_commit(opts, repo, cfg, target, changes, merge_done=merge,

@@ -10,9 +10,9 @@ import os
 import stat
 import sys
 
-from benchop_hook import gitrepo
+from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_OK, BenchOpError
-from benchop_hook.options import Options
+from benchop_hook.git import repo as gitrepo
 
 HOOKS = ("post-commit", "post-merge", "post-rewrite")
 MARKER = "# bench-op hook:"

@@ -7,8 +7,8 @@ The run's steps are `execute.py`'s; the commit's assembly is `followup.py`'s.
 from __future__ import annotations
 
 from benchop_hook.commands.common import early_pytest, quick
+from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_OK
-from benchop_hook.options import Options
 
 
 def main(opts: Options) -> int:
@@ -17,16 +17,16 @@ def main(opts: Options) -> int:
         if not opts.quiet:
             print(f"bench-op: nothing to do: no Op file changed in {target.label}.")
         if opts.json:
-            from benchop_hook.report import write_json
+            from benchop_hook.report.render import write_json
 
             write_json(opts.json, {"status": "nothing-to-do", "target": target.as_json(), "changes": [],
                                    "benchmarks": []})
         return EXIT_OK
     with early_pytest(repo.root, opts, cfg) as warm:
-        from benchop_hook.execute import echo
-        from benchop_hook.followup import run_and_maybe_commit
-        from benchop_hook.lock import repo_lock
-        from benchop_hook.report import run_json, summary_line, write_json
+        from benchop_hook.followup.assemble import run_and_maybe_commit
+        from benchop_hook.git.lock import repo_lock
+        from benchop_hook.report.render import run_json, summary_line, write_json
+        from benchop_hook.run.execute import echo
 
         with repo_lock(repo.git_dir):
             run = run_and_maybe_commit(opts, repo, cfg, target, changes, warm=warm)

@@ -1,0 +1,271 @@
+"""Which Op classes changed between two versions, and how.
+
+Compares constructors (inherited across files, so a family base class change
+reaches every sibling) and public methods, and pairs a class that disappeared
+with the class that replaced it (moved to another module, or renamed with the
+same body).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+from benchop_hook.analysis.edits import Edit, EditKind, diff
+from benchop_hook.analysis.modules import ClassRef, Project
+from benchop_hook.analysis.signatures import Signature
+
+
+@dataclass(frozen=True)
+class MethodChange:
+    name: str
+    old_sig: Signature | None
+    new_sig: Signature | None
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class OpChange:
+    status: str  # "changed", "moved", "renamed", "removed"
+    old: ClassRef | None
+    new: ClassRef | None
+    old_sig: Signature | None
+    new_sig: Signature | None
+    edits: tuple[Edit, ...]
+    methods: tuple[MethodChange, ...] = ()
+    via_base: ClassRef | None = None
+    path: str | None = None
+    evidence: tuple[str, ...] = ()  # renamed/moved: what showed the pairing
+    candidates: tuple[ClassRef, ...] = ()  # removed: successors the evidence could not choose between
+
+    @property
+    def name(self) -> str:
+        return (self.new or self.old).name  # type: ignore[union-attr]  # a change has an old or a new class, or both
+
+    def headline(self) -> str:
+        old = f"{self.old.name}{self.old_sig.render() if self.old_sig else '(?)'}" if self.old else "?"
+        if self.status == "removed":
+            if self.candidates:
+                return f"{old} -> removed, or renamed to one of {', '.join(c.name for c in self.candidates)} (the evidence does not say which)"
+            return f"{old} -> removed"
+        new = f"{self.new.name}{self.new_sig.render() if self.new_sig else '(?)'}" if self.new else "?"
+        where = ""
+        if self.status in ("moved", "renamed") and self.old and self.new:
+            where = f"  [{self.old.qualname} -> {self.new.qualname}]"
+        base = f"  (through base class {self.via_base.name})" if self.via_base else ""
+        more = f", and {len(self.evidence) - 1} more" if len(self.evidence) > 1 else ""
+        why = f"  (evidence: {self.evidence[0]}{more})" if self.evidence else ""
+        return f"{old} -> {new}{where}{base}{why}"
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "op": self.name,
+            "status": self.status,
+            "old": self.old.qualname if self.old else None,
+            "new": self.new.qualname if self.new else None,
+            "old_signature": self.old_sig.render() if self.old_sig else None,
+            "new_signature": self.new_sig.render() if self.new_sig else None,
+            "via_base": self.via_base.qualname if self.via_base else None,
+            "edits": [e.as_json() for e in self.edits],
+            "evidence": list(self.evidence),
+            "candidates": [c.qualname for c in self.candidates],
+            "methods": [
+                {"name": m.name, "old_signature": m.old_sig.render() if m.old_sig else None,
+                 "new_signature": m.new_sig.render() if m.new_sig else None,
+                 "edits": [e.as_json() for e in m.edits]}
+                for m in self.methods
+            ],
+        }
+
+
+RenameHints = Callable[[ClassRef, Signature, Signature], dict[str, str]]
+# (old names, new names) -> {(old name, new name) -> evidence kinds}, for pairs of those names only
+RenameVotes = Callable[[set[str], set[str]], dict[tuple[str, str], set[str]]]
+
+
+def classes_in(project: Project, path: str) -> list[ClassRef]:
+    mi = project.at(path)
+    if mi is None:
+        return []
+    return [ClassRef(mi.module, name) for name in mi.classes]
+
+
+def _method_changes(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef,
+                    hints: RenameHints | None) -> tuple[MethodChange, ...]:
+    out = []
+    for name in sorted(old_p.method_names(old) | new_p.method_names(new)):
+        o, n = old_p.method(old, name), new_p.method(new, name)
+        if o is None or n is None or o == n:
+            continue
+        edits = tuple(diff(o, n, hints(new, o, n) if hints else None))
+        if edits:
+            out.append(MethodChange(name, o, n, edits))
+    return tuple(out)
+
+
+def _init_owner(project: Project, ref: ClassRef) -> ClassRef | None:
+    """The class whose `__init__` `ref(...)` runs, when `ref` does not define its own."""
+    ci = project.class_info(ref)
+    if ci is None or (ci.init is not None and not ci.init_passthrough):
+        return None
+    for anc in project.ancestors(ref):
+        a = project.class_info(anc)
+        if a is not None and a.init is not None and not a.init_passthrough:
+            return anc
+    return None
+
+
+def _compare(status: str, old_p: Project, old: ClassRef, new_p: Project, new: ClassRef,
+             hints: RenameHints | None, via: ClassRef | None = None) -> OpChange | None:
+    if via is None:
+        via = _init_owner(new_p, new)
+    o, n = old_p.constructor(old), new_p.constructor(new)
+    edits: tuple[Edit, ...] = ()
+    if o is not None and n is not None and o != n:
+        edits = tuple(diff(o, n, hints(new, o, n) if hints else None))
+    methods = _method_changes(old_p, old, new_p, new, hints)
+    if status == "changed" and not edits and not methods:
+        return None
+    return OpChange(status, old, new, o, n, edits, methods, via, new_p.class_path(new))
+
+
+def _same_body(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) -> bool:
+    a, b = old_p.class_info(old), new_p.class_info(new)
+    return a is not None and b is not None and a.fingerprint == b.fingerprint
+
+
+def _compatible(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) -> bool:
+    """A successor's constructor asks for nothing the old one did not take (unknown ones pass: only the name is followed)."""
+    o, n = old_p.constructor(old), new_p.constructor(new)
+    if o is None or n is None:
+        return True
+    names = {p.name for p in o.params}
+    if all(p.name in names for p in n.params if p.required):
+        return True
+    # Required parameters renamed slot for slot ((d_in, h_in, w_in) -> (d, h, w)) are no new demand.
+    names |= {e.new_name for e in diff(o, n) if e.kind is EditKind.RENAMED and e.new_name}
+    return all(p.name in names for p in n.params if p.required)
+
+
+def _pair_renamed(old_p: Project, new_p: Project, gone: list[ClassRef], fresh: list[ClassRef],
+                  votes: RenameVotes | None
+                  ) -> Iterable[tuple[ClassRef, ClassRef | None, tuple[str, ...], tuple[ClassRef, ...]]]:
+    """Each class that disappeared with its successor (and the evidence), or None and the candidates."""
+    if not gone:
+        return []
+    from benchop_hook.analysis.renames import pair_names
+
+    def unique(refs: list[ClassRef]) -> dict[str, ClassRef]:
+        count: dict[str, int] = {}
+        for r in refs:
+            count[r.name] = count.get(r.name, 0) + 1
+        return {r.name: r for r in refs if count[r.name] == 1}
+
+    olds, news = unique(gone), unique(fresh)
+    pairing = pair_names(sorted(olds), sorted(news), votes(set(olds), set(news)) if (votes is not None and news) else {},
+                         lambda o, n: _compatible(old_p, olds[o], new_p, news[n]))
+    out: list[tuple[ClassRef, ClassRef | None, tuple[str, ...], tuple[ClassRef, ...]]] = []
+    taken: set[ClassRef] = set()
+    for ref in gone:
+        hit = pairing.pairs.get(ref.name) if olds.get(ref.name) == ref else None
+        if hit is not None:
+            succ = news[hit[0]]
+            taken.add(succ)
+            out.append((ref, succ, hit[1], ()))
+    for ref in gone:
+        if any(r is ref for r, *_ in out):
+            continue
+        # The same class body under another name: unambiguous only when exactly one class that appeared has it.
+        same = [r for r in fresh if r not in taken and _same_body(old_p, ref, new_p, r)]
+        if len(same) == 1:
+            taken.add(same[0])
+            out.append((ref, same[0], ("the class body is unchanged",), ()))
+            continue
+        cands = tuple(news[n] for n in pairing.ambiguous.get(ref.name, ()) if news[n] not in taken)
+        out.append((ref, None, (), cands))
+    return out
+
+
+def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: Iterable[str],
+           op_paths: Callable[[], Iterable[str]], hints: RenameHints | None = None,
+           rename_votes: RenameVotes | None = None) -> list[OpChange]:
+    """Op changes between `old_p` and `new_p`, given the op files that changed on each side."""
+    old_refs = {r for p in old_paths for r in classes_in(old_p, p)}
+    new_refs = {r for p in new_paths for r in classes_in(new_p, p)}
+    changes: dict[ClassRef, OpChange] = {}
+    handled_old: set[ClassRef] = set()
+    handled_new: set[ClassRef] = set()
+
+    def is_op(old: ClassRef | None, new: ClassRef | None) -> bool:
+        return (old is not None and old_p.builds(old)) or (new is not None and new_p.builds(new))
+
+    for ref in sorted(old_refs & new_refs, key=lambda r: r.qualname):
+        if is_op(ref, ref):
+            ch = _compare("changed", old_p, ref, new_p, ref, hints)
+            if ch:
+                changes[ref] = ch
+        handled_old.add(ref)
+        handled_new.add(ref)
+
+    appeared = sorted(new_refs - old_refs, key=lambda r: r.qualname)
+    leftover: list[ClassRef] = []
+    for ref in sorted(old_refs - new_refs, key=lambda r: r.qualname):
+        if not old_p.builds(ref):
+            continue
+        handled_old.add(ref)
+        still = new_p.resolve_name(ref.module, ref.name)
+        if isinstance(still, ClassRef):
+            # Still importable under its old name (a re-export alias, or moved but re-exported).
+            status = "changed" if still == ref else ("renamed" if still.name != ref.name else "moved")
+            ch = _compare(status, old_p, ref, new_p, still, hints)
+            if ch:
+                changes[still] = ch
+            handled_new.add(still)
+            continue
+        successor = next((r for r in appeared if r.name == ref.name and r not in handled_new and new_p.builds(r)), None)
+        if successor is None:
+            leftover.append(ref)
+            continue
+        handled_new.add(successor)
+        ch = _compare("moved", old_p, ref, new_p, successor, hints)
+        if ch:
+            changes[successor] = ch
+    fresh = [r for r in appeared if r not in handled_new and new_p.builds(r)]
+    for ref, successor, evidence, candidates in _pair_renamed(old_p, new_p, leftover, fresh, rename_votes):
+        if successor is None:
+            changes[ref] = OpChange("removed", ref, None, old_p.constructor(ref), None, (), (), None,
+                                    old_p.class_path(ref), candidates=candidates)
+            continue
+        handled_new.add(successor)
+        status = "renamed" if successor.name != ref.name else "moved"
+        ch = _compare(status, old_p, ref, new_p, successor, hints)
+        if ch:
+            changes[successor] = replace(ch, evidence=evidence)
+
+    # A constructor change in a base class reaches every subclass that inherits it, in any op file.
+    frontier = {c.new for c in changes.values() if c.new is not None and (c.edits or c.methods)}
+    seen = set(handled_new)
+    while frontier:
+        names = {r.name for r in frontier}
+        found: set[ClassRef] = set()
+        for path in op_paths():
+            data = new_p.snapshot.read(path)
+            if data is None or not any(n.encode() in data for n in names):
+                continue
+            for ref in classes_in(new_p, path):
+                if ref in seen or not new_p.is_op(ref):
+                    continue
+                # The nearest changed ancestor, in base order: one answer whatever the hash seed.
+                through = next((b for b in new_p.ancestors(ref) if b in frontier), None)
+                if through is None:
+                    continue
+                seen.add(ref)
+                old_ref = ref if old_p.class_info(ref) is not None else None
+                if old_ref is None:
+                    continue
+                ch = _compare("changed", old_p, old_ref, new_p, ref, hints, via=through)
+                if ch:
+                    changes[ref] = ch
+                    found.add(ref)
+        frontier = found
+    return sorted(changes.values(), key=lambda c: (c.path or "", c.name))

@@ -1,0 +1,184 @@
+"""The difference between an old and a new signature, as typed edits.
+
+Each edit kind's value is the sentence users read (griffe's habit); `explain`
+renders one edit as a short phrase for terminal lines and commit bodies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from benchop_hook.analysis.signatures import Kind, Param, Signature, same_default
+
+
+class EditKind(str, Enum):
+    REMOVED = "parameter removed"
+    ADDED_REQUIRED = "required parameter added"
+    ADDED_OPTIONAL = "parameter with default added"
+    RENAMED = "parameter renamed"
+    MOVED = "parameter moved"
+    KIND_CHANGED = "parameter kind changed"
+    DEFAULT_CHANGED = "default changed"
+
+
+@dataclass(frozen=True)
+class Edit:
+    kind: EditKind
+    name: str  # the parameter's old name (new name for additions)
+    new_name: str | None = None  # RENAMED
+    old_index: int | None = None
+    new_index: int | None = None
+    old_kind: Kind | None = None
+    new_kind: Kind | None = None
+    old_default: str | None = None
+    new_default: str | None = None
+    by: str | None = None  # RENAMED: "tests" (the updated tests show it) or "position" (same slot and kind)
+    contested: str | None = None  # REMOVED: the new parameter in its slot, not taken as its rename (see diff)
+
+    def explain(self) -> str:
+        k = self.kind
+        if k is EditKind.REMOVED:
+            return f"'{self.name}' removed"
+        if k is EditKind.ADDED_REQUIRED:
+            return f"'{self.name}' added (required)"
+        if k is EditKind.ADDED_OPTIONAL:
+            return f"'{self.name}' added (default {self.new_default})"
+        if k is EditKind.RENAMED:
+            return f"'{self.name}' renamed to '{self.new_name}'"
+        if k is EditKind.MOVED:
+            return f"'{self.name}' moved from position {self.old_index} to {self.new_index}"
+        if k is EditKind.KIND_CHANGED:
+            return f"'{self.name}' is now {self.new_kind.value if self.new_kind else '?'} (was {self.old_kind.value if self.old_kind else '?'})"
+        if k is EditKind.DEFAULT_CHANGED:
+            return f"'{self.name}' default {self.old_default} -> {self.new_default}"
+        return k.value  # pragma: no cover
+
+    def as_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"kind": self.kind.name.lower(), "name": self.name, "text": self.explain()}
+        for key in ("new_name", "old_index", "new_index", "old_default", "new_default", "by", "contested"):
+            v = getattr(self, key)
+            if v is not None:
+                out[key] = v
+        if self.old_kind is not None:
+            out["old_kind"] = self.old_kind.value
+        if self.new_kind is not None:
+            out["new_kind"] = self.new_kind.value
+        return out
+
+
+def _named(sig: Signature) -> list[Param]:
+    return [p for p in sig.params if p.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)]
+
+
+def _could_be_rename(old: Param, new: Param, old_i: int, new_i: int) -> bool:
+    """Same position, same kind, same required-ness, and nothing that contradicts it."""
+    if old_i != new_i or old.kind is not new.kind or old.required != new.required:
+        return False
+    return not (old.annotation and new.annotation and old.annotation != new.annotation)
+
+
+def _inserts_before_next(old: Param, new: Param, old_named: list[Param], new_names: list[str], added: list[Param]) -> bool:
+    """Another new parameter sits between `new` and the next parameter that survived the change."""
+    i = [p.name for p in old_named].index(old.name)
+    nxt = next((p.name for p in old_named[i + 1:] if p.name in new_names), None)
+    if nxt is None:
+        return False
+    lo, hi = new_names.index(new.name), new_names.index(nxt)
+    between = sorted((p for p in added if p is not new and lo < new_names.index(p.name) < hi),
+                     key=lambda p: new_names.index(p.name))
+    if not between:
+        return False
+    # (d_in, h_in, w_in) -> (d, h, w): as many new parameters as old ones gone, each in its slot, is a
+    # block of renames, not an insertion (an insertion makes the new run longer than the old one).
+    olds = old_named[i + 1:[p.name for p in old_named].index(nxt)]
+    old_names = [p.name for p in old_named]
+    return not (len(olds) == len(between) and all(
+        _could_be_rename(o, n, old_names.index(o.name), new_names.index(n.name)) for o, n in zip(olds, between)))
+
+
+def diff(old: Signature, new: Signature, rename_hints: dict[str, str] | None = None) -> list[Edit]:
+    """Typed edits turning `old` into `new`. `rename_hints` (old -> new) come from the updated tests."""
+    hints = dict(rename_hints or {})
+    old_named, new_named = _named(old), _named(new)
+    old_names = [p.name for p in old_named]
+    new_names = [p.name for p in new_named]
+    removed = [p for p in old_named if p.name not in new_names]
+    added = [p for p in new_named if p.name not in old_names]
+    renames: dict[str, str] = {}
+    # Evidence from the tests first, then same position, kind and required-ness.
+    for r in list(removed):
+        a = next((p for p in added if p.name == hints.get(r.name)), None)
+        if a is not None:
+            renames[r.name] = a.name
+            removed.remove(r)
+            added.remove(a)
+    by_tests = set(renames)
+    contested: dict[str, str] = {}
+    for r in list(removed):
+        a = next(
+            (p for p in added if _could_be_rename(r, p, old_names.index(r.name), new_names.index(p.name))),
+            None,
+        )
+        if a is not None and _inserts_before_next(r, a, old_named, new_names, added):
+            # (numel, E, B) -> (tokens, top_k, E, B): the slot alone can't say whether numel became tokens.
+            contested[r.name] = a.name
+            continue
+        if a is not None:
+            renames[r.name] = a.name
+            removed.remove(r)
+            added.remove(a)
+    edits: list[Edit] = [Edit(EditKind.REMOVED, p.name, old_index=old_names.index(p.name), old_kind=p.kind,
+                              contested=contested.get(p.name)) for p in removed]
+    for o, n in renames.items():
+        edits.append(Edit(EditKind.RENAMED, o, new_name=n, old_index=old_names.index(o), new_index=new_names.index(n),
+                          by="tests" if o in by_tests else "position"))
+    for p in added:
+        kind = EditKind.ADDED_REQUIRED if p.required else EditKind.ADDED_OPTIONAL
+        edits.append(Edit(kind, p.name, new_index=new_names.index(p.name), new_kind=p.kind, new_default=p.default))
+    # A parameter "moved" only when its order relative to the parameters both versions share changed:
+    # shifts caused by removals and insertions ahead of it are those edits' business.
+    removed_names = {r.name for r in removed}
+    shared_old = [renames.get(p.name, p.name) for p in old.positional if p.name not in removed_names]
+    shared_new = [p.name for p in new.positional if p.name in set(shared_old)]
+    old_pos = shared_old
+    new_pos = shared_new
+    for p in old_named:
+        if p.name in {r.name for r in removed}:
+            continue
+        new_name = renames.get(p.name, p.name)
+        q = new.get(new_name)
+        if q is None:
+            continue
+        if p.kind is not q.kind:
+            edits.append(Edit(EditKind.KIND_CHANGED, p.name, old_kind=p.kind, new_kind=q.kind))
+        if p.positional and q.positional and new_name in old_pos and new_name in new_pos:
+            oi, ni = old_pos.index(new_name), new_pos.index(new_name)
+            if oi != ni:
+                edits.append(Edit(EditKind.MOVED, p.name, old_index=[x.name for x in old.positional].index(p.name),
+                                  new_index=[x.name for x in new.positional].index(new_name)))
+        if not same_default(p.default, q.default):
+            if p.default is not None and q.default is not None:
+                edits.append(Edit(EditKind.DEFAULT_CHANGED, p.name, old_default=p.default, new_default=q.default))
+            elif p.default is not None and q.default is None:
+                edits.append(Edit(EditKind.DEFAULT_CHANGED, p.name, old_default=p.default, new_default=None))
+    # Variadic parameters appearing or disappearing change what binds, too.
+    for var_kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
+        o = next((p for p in old.params if p.kind is var_kind), None)
+        n = next((p for p in new.params if p.kind is var_kind), None)
+        if o is not None and n is None:
+            edits.append(Edit(EditKind.REMOVED, o.name, old_kind=var_kind))
+        elif o is None and n is not None:
+            edits.append(Edit(EditKind.ADDED_OPTIONAL, n.name, new_kind=var_kind))
+    return edits
+
+
+def param_map(edits: list[Edit], old: Signature) -> dict[str, str | None]:
+    """old parameter name -> new name, or None when removed."""
+    out: dict[str, str | None] = {p.name: p.name for p in old.params}
+    for e in edits:
+        if e.kind is EditKind.REMOVED:
+            out[e.name] = None
+        elif e.kind is EditKind.RENAMED:
+            out[e.name] = e.new_name
+    return out

@@ -1,0 +1,227 @@
+"""What the updated tests say about how an Op is built now.
+
+The tests are updated to the new interface before the benchmarks, so they are
+the evidence for values of new required parameters, for renames that position
+alone can't tell, and for whether a changed default is meant.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from benchop_hook.analysis.binding import bind
+from benchop_hook.analysis.callsites import CallSite
+from benchop_hook.analysis.edits import Edit
+from benchop_hook.analysis.locate import analyze
+from benchop_hook.analysis.modules import ClassRef, Project
+from benchop_hook.analysis.signatures import Kind, Signature, is_constant_source, same_default
+from benchop_hook.fixing.plan import Status, Value, classify, shape
+
+
+def bound_values(site: CallSite, sig: Signature) -> dict[str, str] | None:
+    """parameter -> source text of the argument reaching it; None when the call doesn't bind."""
+    sh = shape(site.args)
+    if sh.splatted:
+        return None
+    b = bind(sig, sh)
+    if not b.ok:
+        return None
+    out: dict[str, str] = {}
+    pos = [a for a in site.args if a.kind == "pos"]
+    for i, p in enumerate(b.positional):
+        out[p] = pos[i].source
+    kws = {a.keyword: a.source for a in site.args if a.kind == "kw"}
+    for k, p in b.keywords:
+        out[p] = kws[k]
+    return out
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def names_a_call_must_spell(sig: Signature, other: Signature) -> tuple[str, ...] | None:
+    """The parameters of `sig` that `other` lacks, when a call can bind any of them only by naming it
+    (all keyword-only, and `sig` takes no *args/**kwargs); None when a positional argument could bind one."""
+    if sig.var_positional is not None or sig.var_keyword is not None:
+        return None
+    only = [p for p in sig.params if other.get(p.name) is None]
+    if any(p.kind is not Kind.KEYWORD_ONLY for p in only):
+        return None
+    return tuple(p.name for p in only)
+
+
+def may_spell(data: bytes, names: tuple[str, ...] | None) -> bool:
+    """Whether a call in `data` could pass one of `names` as a keyword argument (always, when `names` is None).
+
+    A keyword argument is the parameter's name in the source, or a non-ASCII spelling of it that Python
+    normalizes (NFKC, e.g. fullwidth letters): a file whose non-ASCII characters could be part of an
+    identifier, or that may not be UTF-8, is never ruled out. Comments and strings in other scripts'
+    punctuation (arrows, dashes, symbols) can't be."""
+    if names is None:
+        return True
+    # `name = value` in a call, with anything the tokenizer skips between the two (spaces, newlines
+    # inside brackets, a line continuation, a comment); `==` is a comparison.
+    keyword = rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")(?:\s|\\\r?\n|#[^\n]*)*=(?!=)"
+    if re.search(keyword, data):
+        return True
+    if data.isascii():
+        return False
+    if b"coding" in b"\n".join(data.split(b"\n", 2)[:2]):
+        return True  # an encoding declaration: bytes may not mean what UTF-8 says
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return any(("a" + c).isidentifier() for c in set(_NON_ASCII.findall(text)))
+
+
+class TestEvidence:
+    def __init__(self, new_p: Project, old_p: Project | None, test_files: Iterable[str],
+                 changed_tests: Iterable[tuple[str | None, str | None]]) -> None:
+        self.new_p = new_p
+        self.old_p = old_p
+        self.test_files = list(test_files)
+        self.changed = list(changed_tests)
+        self._sites: dict[tuple[str, str], list[CallSite]] = {}
+
+    def _calls(self, project: Project, path: str, name: str, ref: ClassRef, side: str) -> list[CallSite]:
+        key = (side, path)
+        if key not in self._sites:
+            data = project.snapshot.read(path)
+            if data is None:
+                self._sites[key] = []
+            else:
+                az = analyze(path, data, project)
+                self._sites[key] = [s for s in az.calls() if s.method is None]
+        return [s for s in self._sites[key] if s.classes == {ref}]
+
+    def _new_calls(self, ref: ClassRef, paths: Iterable[str]) -> list[CallSite]:
+        out: list[CallSite] = []
+        for path in paths:
+            data = self.new_p.snapshot.read(path)
+            if data is None or ref.name.encode() not in data:
+                continue
+            out.extend(self._calls(self.new_p, path, ref.name, ref, "new"))
+        return out
+
+    def value_for(self, ref: ClassRef, param: str, sig: Signature, old_sig: Signature | None = None,
+                  edits: Sequence[Edit] = ()) -> Value:
+        """The one constant value every test call written for the new signature passes for `param`, if they agree.
+
+        A test call that also binds the old signature, but with its arguments on other parameters,
+        was not updated: it is no evidence.
+        """
+        values: dict[str, list[str]] = {}
+        for site in self._new_calls(ref, self.test_files):
+            if old_sig is not None and classify(site.args, old_sig, sig, edits)[0] is not Status.OK:
+                continue
+            bv = bound_values(site, sig)
+            if bv is None or param not in bv:
+                continue
+            values.setdefault(bv[param], []).append(site.where)
+        if not values:
+            return Value(None, f"no test builds {ref.name} with '{param}'")
+        if len(values) > 1:
+            shown = "; ".join(f"{param}={v} at {w[0]}" for v, w in list(values.items())[:3])
+            return Value(None, f"the tests disagree on '{param}' ({shown})")
+        (src, where), = values.items()
+        if not is_constant_source(src):
+            return Value(None, f"the tests pass '{param}={src}', which only means something in their own scope")
+        return Value(src, f"every test call passes {param}={src} ({len(where)} call{'s' if len(where) != 1 else ''}, e.g. {where[0]})")
+
+    def passes_own_name(self, ref: ClassRef, param: str, sig: Signature, old_sig: Signature | None = None,
+                        edits: Sequence[Edit] = ()) -> bool:
+        """Every test call written for the new signature that sets `param` passes a variable named `param` (and one does)."""
+        seen = False
+        updated = {n for _, n in self.changed if n is not None}
+        for site in self._new_calls(ref, self.test_files):
+            # A call in a test file this diff changed was written for the new signature even when it
+            # happens to bind the old one too ((total_tokens, top_k, E, B) against (numel, E, B, kernel_map)).
+            if (old_sig is not None and site.path not in updated
+                    and classify(site.args, old_sig, sig, edits)[0] is not Status.OK):
+                continue
+            bv = bound_values(site, sig)
+            if bv is None or param not in bv:
+                continue
+            if bv[param].strip() != param:
+                return False
+            seen = True
+        return seen
+
+    def drops_same_way(self, old_ref: ClassRef, new_ref: ClassRef, param: str, value: str,
+                       old_sig: Signature, new_sig: Signature) -> bool:
+        """An updated test call of the same Op that passed `param=value` now leaves it out, and keeps its other arguments."""
+        if self.old_p is None:
+            return False
+        for old_path, new_path in self.changed:
+            if old_path is None or new_path is None:
+                continue
+            old_data = self.old_p.snapshot.read(old_path)
+            if old_data is None or old_ref.name.encode() not in old_data:
+                continue
+            old_sites = self._calls(self.old_p, old_path, old_ref.name, old_ref, "old")
+            new_sites = self._new_calls(new_ref, [new_path])
+            if len(old_sites) != len(new_sites):
+                continue  # calls were added, removed or moved to another class: no pairing
+            for o, n in zip(old_sites, new_sites):
+                ov, nv = bound_values(o, old_sig), bound_values(n, new_sig)
+                if ov is None or nv is None or param not in ov or not same_default(ov[param], value):
+                    continue
+                if value not in nv.values() and all(v in nv.values() for p, v in ov.items() if p != param and new_sig.get(p)):
+                    return True
+        return False
+
+    def rename_hints(self, ref: ClassRef, old_sig: Signature, new_sig: Signature) -> dict[str, str]:
+        """old -> new parameter names, from test calls that changed the keyword but kept the value."""
+        if self.old_p is None:
+            return {}
+        # A hint pairs a parameter only the old signature has with one only the new one has: without
+        # both there is none, and the test files need not be analysed (most changes only drop or add).
+        if not any(new_sig.get(p.name) is None for p in old_sig.params) or \
+                not any(old_sig.get(p.name) is None for p in new_sig.params):
+            return {}
+        # A hint needs an old call that binds a parameter only the old signature has and a new call that
+        # binds one only the new signature has: when such parameters are keyword-only, the call spells
+        # one out, and a file that names none of them is not analysed.
+        spelled_old, spelled_new = names_a_call_must_spell(old_sig, new_sig), names_a_call_must_spell(new_sig, old_sig)
+        hints: dict[str, str] = {}
+        for old_path, new_path in self.changed:
+            if old_path is None or new_path is None:
+                continue
+            old_data = self.old_p.snapshot.read(old_path)
+            if old_data is None or ref.name.encode() not in old_data or not may_spell(old_data, spelled_old):
+                continue
+            new_data = self.new_p.snapshot.read(new_path)
+            if new_data is None or ref.name.encode() not in new_data or not may_spell(new_data, spelled_new):
+                continue  # (without the name, `_new_calls` finds no call there)
+            old_sites = [s for s in self._calls(self.old_p, old_path, ref.name, ref, "old")]
+            new_sites = self._new_calls(ref, [new_path])
+            if len(old_sites) != len(new_sites):
+                continue
+            for o, n in zip(old_sites, new_sites):
+                ov, nv = bound_values(o, old_sig), bound_values(n, new_sig)
+                if ov is None or nv is None:
+                    continue
+                gone = {p: v for p, v in ov.items() if new_sig.get(p) is None}
+                fresh = {p: v for p, v in nv.items() if old_sig.get(p) is None}
+                for p, v in gone.items():
+                    match = [q for q, w in fresh.items() if w == v]
+                    if len(match) == 1:
+                        hints[p] = match[0]
+        return hints
+
+    def adopts_new_default(self, ref: ClassRef, param: str, old_default: str, new_default: str | None,
+                           new_sig: Signature) -> str | None:
+        """Where the updated tests show the new default is meant; None when they don't."""
+        changed_new = [n for _, n in self.changed if n is not None]
+        adopted: str | None = None
+        for site in self._new_calls(ref, changed_new):
+            bv = bound_values(site, new_sig)
+            if bv is None:
+                continue
+            if param in bv and same_default(bv[param], old_default):
+                return None  # a test still pins the old value
+            if param not in bv or (new_default is not None and same_default(bv[param], new_default)):
+                adopted = adopted or site.where
+        return adopted

@@ -1,0 +1,522 @@
+"""Judge one call against an Op change, and plan the smallest edit that makes it bind with the same meaning.
+
+Pure: a call is its argument list (kind, keyword, source text); the result is
+either a `Plan` (operations on that list) or a `NoPlan` with the reason. A plan
+is only returned when the rewritten call binds the new signature and every
+argument reaches the parameter it reached before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from benchop_hook.analysis.binding import CallShape, bind
+from benchop_hook.analysis.callsites import Arg
+from benchop_hook.analysis.edits import Edit, EditKind, param_map
+from benchop_hook.analysis.signatures import (
+    Signature,
+    free_names,
+    is_constant_source,
+    same_default,
+)
+
+
+class Status(str, Enum):
+    OK = "ok"
+    BROKEN = "does not bind the new signature"
+    SHIFTED = "still binds, but an argument now reaches another parameter"
+    DEFAULT = "relies on a default that changed"
+    UNKNOWN = "cannot be judged statically"
+    GONE = "names an Op that no longer exists"
+    AMBIGUOUS = "may build Ops that disagree"
+    STALE = "did not bind the old signature either"
+
+
+@dataclass(frozen=True)
+class ArgOp:
+    op: str  # "drop", "rename", "to_kw", "add_kw"
+    index: int | None = None  # position in the call's argument list
+    name: str | None = None
+    value: str | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    ops: tuple[ArgOp, ...]
+    notes: tuple[str, ...]
+    preview: str  # the argument list after the edit, e.g. "(N, dtype, dim=-1)"
+
+
+@dataclass(frozen=True)
+class NoPlan:
+    reason: str
+    missing: tuple[str, ...] = ()
+    choice: tuple[int, str, str] | None = None  # (argument index, parameter, value): a choice with no home
+
+
+@dataclass(frozen=True)
+class Value:
+    source: str | None
+    reason: str  # where the value comes from, or why there is none
+
+
+def shape(args: Sequence[Arg]) -> CallShape:
+    return CallShape(
+        sum(1 for a in args if a.kind == "pos"),
+        tuple(a.keyword for a in args if a.kind == "kw" and a.keyword),
+        any(a.kind == "star" for a in args),
+        any(a.kind == "dstar" for a in args),
+    )
+
+
+def _targets(args: Sequence[Arg], sig: Signature) -> list[str] | None:
+    b = bind(sig, shape(args))
+    if not b.ok:
+        return None
+    kw = dict(b.keywords)
+    out: list[str] = []
+    k = 0
+    for a in args:
+        if a.kind == "pos":
+            out.append(b.positional[k])
+            k += 1
+        else:
+            out.append(kw[a.keyword or ""])
+    return out
+
+
+def classify(args: Sequence[Arg], old: Signature, new: Signature, edits: Sequence[Edit]) -> tuple[Status, str]:
+    """What is wrong with a call after the change, as (status, sentence)."""
+    sh = shape(args)
+    if sh.splatted:
+        return Status.UNKNOWN, "passes *args/**kwargs, so only a run can tell whether it binds"
+    ob = bind(old, sh)
+    nb = bind(new, sh)
+    if not nb.ok:
+        if not ob.ok:
+            return Status.STALE, f"did not bind the old signature either ({ob.error})"
+        return Status.BROKEN, f"TypeError: {nb.error}"
+    if not ob.ok:
+        return Status.OK, "already written for the new signature"
+    pmap = param_map(list(edits), old)
+    old_t, new_t = _targets(args, old) or [], _targets(args, new) or []
+    for a, o, n in zip(args, old_t, new_t):
+        if a.kind == "pos" and pmap.get(o, o) != n:
+            return Status.SHIFTED, f"argument {a.source} now reaches '{n}' instead of '{o}'"
+    return Status.OK, "binds with the same meaning"
+
+
+def judge_now(args: Sequence[Arg], expanded: Sequence[Arg] | None, sig: Signature,
+              opaque: str | None = None) -> tuple[Status, str]:
+    """A call against one current signature, no history: OK, BROKEN (provably: it raises TypeError
+    whatever its splats hold) or UNKNOWN (an opaque splat: the run decides).
+
+    `expanded` is the call's arguments with literal splats replaced by what they hold, or None
+    when a splat is opaque (`opaque` says which); then only the explicit arguments are judged.
+    """
+    if expanded is not None:
+        b = bind(sig, shape(expanded))
+        return (Status.OK, "binds") if b.ok else (Status.BROKEN, f"TypeError: {b.error}")
+    explicit = [a for a in args if a.kind in ("pos", "kw")]
+    err = fails_whatever_splats_hold(explicit, sig, any(a.kind == "star" for a in args))
+    if err is not None:
+        return Status.BROKEN, f"TypeError: {err}"
+    return Status.UNKNOWN, f"unknown: the run decides ({opaque or 'passes *args/**kwargs'})"
+
+
+def fails_whatever_splats_hold(explicit: Sequence[Arg], sig: Signature, star: bool) -> str | None:
+    """The TypeError a call raises for any contents of its `*`/`**` splats, or None when some contents bind.
+
+    Splats can only add arguments: too many explicit positionals, or an explicit keyword the
+    signature has no place for, fail whatever they hold. Anything else might bind.
+    """
+    n_pos = sum(1 for a in explicit if a.kind == "pos")
+    positional = sig.positional
+    if sig.var_positional is None and n_pos > len(positional):
+        return f"takes {len(positional)} positional argument{'s' if len(positional) != 1 else ''} but {n_pos}{' or more' if star else ''} were given"
+    filled = {p.name for p in positional[:n_pos]}
+    for a in explicit:
+        if a.kind != "kw" or a.keyword is None:
+            continue
+        p = sig.get(a.keyword)
+        if (p is None or not p.keyword) and sig.var_keyword is None:
+            return f"got an unexpected keyword argument '{a.keyword}'"
+        if p is not None and p.name in filled:
+            return f"got multiple values for argument '{a.keyword}'"
+    return None
+
+
+def default_pins(args: Sequence[Arg], old: Signature, new: Signature, edits: Sequence[Edit]) -> list[Edit]:
+    """DEFAULT_CHANGED edits this call relies on (it leaves that parameter to its default)."""
+    old_t = _targets(args, old)
+    if old_t is None:
+        return []
+    passed = set(old_t)
+    return [e for e in edits if e.kind is EditKind.DEFAULT_CHANGED and e.new_default is not None and e.name not in passed]
+
+
+_NOT_CHOICES = {"torch", "np", "numpy", "math", "tl", "triton", "self", "cls"}
+
+
+def is_choice(src: str, old_param: object | None = None) -> bool:
+    """A literal or enum-like value that picks a behaviour (`True`, `"process"`, `Backend.PROCESS`,
+    `AsyncSchedule`), other than the parameter's old default; sizes, dtypes and variables describe inputs."""
+    import ast
+
+    default = getattr(old_param, "default", None)
+    if default is not None and same_default(src, default):
+        return False
+    try:
+        node = ast.parse(src, mode="eval").body
+    except SyntaxError:
+        return False
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (bool, str))
+    if isinstance(node, ast.Name):
+        # CamelCase: a class or enum passed as a strategy. ALL_CAPS and lower-case names are values.
+        return node.id[:1].isupper() and any(c.islower() for c in node.id)
+    if isinstance(node, ast.Attribute):
+        root = node.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return isinstance(root, ast.Name) and root.id not in _NOT_CHOICES and root.id[:1].isupper()
+    return False
+
+
+def choice_words(param: str, value: str) -> set[str]:
+    """How a class built for the choice `param=value` spells it in its name, lower case, words joined:
+    `bias=True` -> {"bias"}, `use_bias=True` -> {"usebias", "bias"}, `backend="process"` -> {"process"},
+    `style=Schedule.ASYNC` -> {"async"}."""
+    import ast
+
+    try:
+        node = ast.parse(value, mode="eval").body
+    except SyntaxError:
+        return set()
+    if isinstance(node, ast.Constant) and node.value is True:
+        words = [w for w in param.lower().split("_") if w]
+        out = {"".join(words)}
+        if len(words) > 1 and words[0] in ("use", "has", "with", "enable"):
+            out.add("".join(words[1:]))
+        return out
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {"".join(c for c in node.value.lower() if c.isalnum())} - {""}
+    if isinstance(node, ast.Attribute):
+        return {node.attr.lower().replace("_", "")}
+    return set()
+
+
+def plan(
+    args: Sequence[Arg],
+    old: Signature,
+    new: Signature,
+    edits: Sequence[Edit],
+    value_for: Callable[[str], Value],
+    pins: Sequence[tuple[str, str, str]] = (),
+    in_scope: frozenset[str] | None = None,
+    own_name: Callable[[str], bool] | None = None,
+    drops_choice: Callable[[str, str], bool] | None = None,
+) -> Plan | NoPlan:
+    """The edit that makes `args` bind `new` as they bound `old`. `pins`: (param, value, note) to add.
+
+    `own_name(p)`: the updated tests pass a variable named `p` for parameter `p` (settles a
+    contested slot). `drops_choice(p, value)`: the updated tests drop `p=value` the same way.
+    """
+    if shape(args).splatted:
+        return NoPlan("passes *args/**kwargs")
+    old_t = _targets(args, old)
+    if old_t is None:
+        return NoPlan("it did not bind the old signature either, so its meaning is unknown")
+    pmap = param_map(list(edits), old)
+    by_position = {e.name for e in edits if e.kind is EditKind.RENAMED and e.by == "position"}
+    contested_slot = {e.name: e.contested for e in edits if e.kind is EditKind.REMOVED and e.contested}
+    contested: dict[str, str] = {}  # new parameter -> the argument its slot would give it
+    new_pos = [p.name for p in new.positional]
+    ops: list[ArgOp] = []
+    notes: list[str] = []
+    final: list[tuple[str, str, str]] = []  # (kind, param, source) in order
+    k = 0
+    converting = False
+    for i, (a, p_old) in enumerate(zip(args, old_t)):
+        if p_old.startswith("*"):
+            return NoPlan(f"argument {a.source} goes through {p_old}, which bench-op does not rewrite")
+        p_new = pmap.get(p_old, p_old)
+        if (p_new is not None and p_old in by_position and in_scope is not None and p_new in in_scope
+                and a.source != p_new):
+            # A variable named like the new parameter is at hand and is not what the call passes:
+            # the slot says one thing, the scope another.
+            contested[p_new] = a.source
+            ops.append(ArgOp("drop", i))
+            continue
+        if p_new is None and p_old in contested_slot:
+            contested[contested_slot[p_old] or ""] = a.source
+        elif (p_new is None and is_choice(a.source, old.get(p_old))
+              and (drops_choice is None or not drops_choice(p_old, a.source))):
+            return NoPlan(f"passes {p_old}={a.source}, a choice the new signature has no '{p_old}' for, "
+                          "and the updated tests don't drop it the same way: carry that choice over by hand",
+                          choice=(i, p_old, a.source))
+        if p_new is None:
+            ops.append(ArgOp("drop", i))
+            notes.append(f"dropped {a.source} ('{p_old}' was removed)")
+            continue
+        param = new.get(p_new)
+        if param is None:
+            return NoPlan(f"'{p_new}' is not a parameter of the new signature")
+        if a.kind == "pos":
+            if not converting and k < len(new_pos) and new_pos[k] == p_new:
+                final.append(("pos", p_new, a.source))
+                k += 1
+                continue
+            converting = True
+            if not param.keyword:
+                return NoPlan(f"'{p_new}' is positional-only now and the arguments before it moved")
+            ops.append(ArgOp("to_kw", i, p_new))
+            notes.append(f"{a.source} passed as {p_new}={a.source}")
+            final.append(("kw", p_new, a.source))
+        else:
+            if not param.keyword:
+                return NoPlan(f"'{p_new}' is positional-only now")
+            if a.keyword != p_new:
+                ops.append(ArgOp("rename", i, p_new))
+                notes.append(f"keyword {a.keyword}= renamed to {p_new}=")
+            final.append(("kw", p_new, a.source))
+    filled = {p for _, p, _ in final}
+    inverse = {v: k2 for k2, v in pmap.items() if v is not None}
+    missing: list[str] = []
+    reasons: list[str] = []
+    for p in new.params:
+        if p.name in contested and p.name not in filled:
+            src = contested[p.name]
+            if own_name is not None and in_scope is not None and p.name in in_scope and own_name(p.name):
+                ops.append(ArgOp("add_kw", None, p.name, p.name))
+                notes.append(f"{p.name}={p.name} added, {src} dropped: the updated tests pass a variable named {p.name} there")
+                final.append(("kw", p.name, p.name))
+                continue
+            scope = (f"the variable {p.name} in scope" if in_scope is not None and p.name in in_scope
+                     else "a new value")
+            return NoPlan(f"'{p.name}' could be {src} (the argument in its slot) or {scope}; "
+                          "the updated tests don't say which: pick one by hand", (p.name,))
+        if not p.required or p.name in filled:
+            continue
+        old_name = inverse.get(p.name)
+        old_param = old.get(old_name) if old_name else None
+        if (old_param is not None and old_param.default is not None and old_param.name not in old_t
+                and is_constant_source(old_param.default)
+                and (in_scope is None or free_names(old_param.default) <= in_scope)):
+            ops.append(ArgOp("add_kw", None, p.name, old_param.default))
+            notes.append(f"{p.name}={old_param.default} added (it had that default before and is required now)")
+            final.append(("kw", p.name, old_param.default))
+            continue
+        v = value_for(p.name)
+        if v.source is None:
+            missing.append(p.name)
+            reasons.append(f"'{p.name}' ({v.reason})")
+            continue
+        ops.append(ArgOp("add_kw", None, p.name, v.source))
+        notes.append(f"{p.name}={v.source} added: {v.reason}")
+        final.append(("kw", p.name, v.source))
+    if missing:
+        return NoPlan("needs a value for " + ", ".join(reasons), tuple(missing))
+    for name, value, note in pins:
+        if name in {p for _, p, _ in final}:
+            continue
+        ops.append(ArgOp("add_kw", None, name, value))
+        notes.append(note)
+        final.append(("kw", name, value))
+    # Check the result as Python would bind it, and that nothing changed meaning.
+    new_args = [Arg(kind, p if kind == "kw" else None, src) for kind, p, src in final]
+    new_t = _targets(new_args, new)
+    if new_t is None:
+        return NoPlan("no edit found that makes it bind the new signature")
+    for (_, p, _), t in zip(final, new_t):
+        if p != t:
+            return NoPlan("no edit found that keeps every argument on its parameter")
+    preview = "(" + ", ".join(src if kind == "pos" else f"{p}={src}" for kind, p, src in final) + ")"
+    return Plan(tuple(ops), tuple(notes), preview)
+
+
+
+def _old_targets(args: Sequence[Arg], old: Signature) -> tuple[list[str | None], int] | None:
+    """The old parameter each argument reached ("*name" for the old `*args`; None for a splat whose
+    landing depends on what it holds), and how many explicit positionals came before any `*` splat.
+    None when an explicit argument's parameter can't be told."""
+    old_pos = [p.name for p in old.positional]
+    var = old.var_positional
+    targets: list[str | None] = []
+    k = 0
+    seen_star = False
+    for a in args:
+        if a.kind == "pos":
+            if seen_star:
+                return None  # its slot depends on what the splat holds
+            if k < len(old_pos):
+                targets.append(old_pos[k])
+            elif var is not None:
+                targets.append("*" + var.name)
+            else:
+                return None
+            k += 1
+        elif a.kind == "kw":
+            p = old.get(a.keyword or "")
+            if p is None or not p.keyword:
+                return None  # it went into the old **kwargs: what that meant is not visible
+            targets.append(p.name)
+        elif a.kind == "star":
+            seen_star = True
+            # Every item fills the old *args when the explicit positionals took every positional slot.
+            targets.append("*" + var.name if var is not None and k >= len(old_pos) else None)
+        else:
+            targets.append(None)
+    return targets, k
+
+
+def _explicit_ops(args: Sequence[Arg], targets: Sequence[str | None], old: Signature, new: Signature,
+                  edits: Sequence[Edit], drops_choice: Callable[[str, str], bool] | None,
+                  in_scope: frozenset[str] | None
+                  ) -> tuple[list[ArgOp], list[str], list[tuple[Arg, str | None]]] | NoPlan | None:
+    """The drops and keyword renames of the explicit arguments, under plan()'s evidence rules; and each
+    argument kept with the new parameter it reaches (None for a splat)."""
+    pmap = param_map(list(edits), old)
+    by_position = {e.name for e in edits if e.kind is EditKind.RENAMED and e.by == "position"}
+    contested = {e.name for e in edits if e.kind is EditKind.REMOVED and e.contested}
+    ops: list[ArgOp] = []
+    notes: list[str] = []
+    kept: list[tuple[Arg, str | None]] = []
+    for i, (a, t) in enumerate(zip(args, targets)):
+        if t is None:
+            kept.append((a, None))
+            continue
+        star = t.startswith("*")
+        name = t[1:] if star else t
+        p_new = pmap.get(name, name)
+        if star and (p_new is not None or new.var_positional is not None or new.get(name) is not None):
+            return None  # an old *args that lives on, maybe as a tuple: bench-op does not move what reaches it
+        if name in contested or (name in by_position and p_new is not None and in_scope is not None
+                                 and p_new in in_scope and a.source != p_new):
+            return None  # the slot and the scope disagree: plan() weighs that evidence; here the run decides
+        if p_new is None:
+            if (a.kind != "star" and is_choice(a.source, None if star else old.get(name))
+                    and (drops_choice is None or not drops_choice(name, a.source))):
+                return NoPlan(f"passes {name}={a.source}, a choice the new signature has no '{name}' for, "
+                              "and the updated tests don't drop it the same way: carry that choice over by hand")
+            ops.append(ArgOp("drop", i))
+            notes.append(f"dropped {'*' if a.kind == 'star' else ''}{a.source} ('{t}' was removed)")
+            continue
+        param = new.get(p_new)
+        if param is None or (a.kind == "kw" and not param.keyword):
+            return None
+        if a.kind == "kw" and a.keyword != p_new:
+            ops.append(ArgOp("rename", i, p_new))
+            notes.append(f"keyword {a.keyword}= renamed to {p_new}=")
+        kept.append((a if a.kind != "kw" else Arg("kw", p_new, a.source), p_new))
+    return ops, notes, kept
+
+
+def plan_explicit(
+    args: Sequence[Arg],
+    old: Signature,
+    new: Signature,
+    edits: Sequence[Edit],
+    drops_choice: Callable[[str, str], bool] | None = None,
+    in_scope: frozenset[str] | None = None,
+) -> Plan | NoPlan | None:
+    """The edit of a call's explicit arguments when it also splats a `*`/`**` bench-op can't see.
+
+    Only when that edit is provably needed: the explicit arguments fail the new signature whatever the
+    splats hold (a keyword whose parameter was removed, with no `**kwargs` to take it), and may have
+    bound the old one. The explicit arguments are then edited exactly as if the splats were absent,
+    under the same evidence rules (a choice is not dropped silently); what the splats bind is left to
+    the run. A `*` splat is dropped only when it provably filled an old `*args` that is gone. None:
+    nothing is provable (the call may bind as it stands, or the edit would move what a splat reaches).
+    """
+    star = any(a.kind == "star" for a in args)
+    explicit = [a for a in args if a.kind in ("pos", "kw")]
+    if (fails_whatever_splats_hold(explicit, new, star) is None
+            or fails_whatever_splats_hold(explicit, old, star) is not None
+            or sum(1 for a in args if a.kind == "star") > 1):
+        return None
+    found = _old_targets(args, old)
+    if found is None:
+        return None
+    targets, k = found
+    edit = _explicit_ops(args, targets, old, new, edits, drops_choice, in_scope)
+    if edit is None or isinstance(edit, NoPlan):
+        return edit
+    ops, notes, kept = edit
+    if not ops:
+        return None
+    new_pos = [p.name for p in new.positional]
+    j = _same_slots(kept, new_pos)
+    if j is None:
+        return None  # an argument would reach another slot: bench-op does not move them here
+    final = [a for a, _ in kept]
+    rest_star = any(a.kind == "star" for a in final)
+    if rest_star:
+        # What the splat fills must be the same parameters, renamed at most, before and after.
+        pmap = param_map(list(edits), old)
+        by_kw_old = {t for a, t in zip(args, targets) if a.kind == "kw"}
+        by_kw_new = {p for a, p in kept if a.kind == "kw"}
+        old_rest = [pmap.get(n, n) for n in (p.name for p in old.positional[k:]) if n not in by_kw_old]
+        if old_rest != [n for n in new_pos[j:] if n not in by_kw_new] or (
+                (old.var_positional is None) != (new.var_positional is None)):
+            return None
+    if any(p is None for _, p in kept):  # a splat is left: only the explicit arguments can be judged
+        return (None if fails_whatever_splats_hold([a for a in final if a.kind in ("pos", "kw")], new, rest_star)
+                else Plan(tuple(ops), tuple(notes), _preview(final)))
+    passed = {t for t in targets if t is not None}
+    if not bind(new, shape(final)).ok or any(e.kind is EditKind.DEFAULT_CHANGED and e.name not in passed
+                                             for e in edits):
+        return None  # a default it relies on changed: the full planner's business, not this one's
+    return Plan(tuple(ops), tuple(notes), _preview(final))
+
+
+def _same_slots(kept: Sequence[tuple[Arg, str | None]], new_pos: Sequence[str]) -> int | None:
+    """How many explicit positionals precede any `*` splat, when each reaches its parameter's slot in
+    `new_pos`; None when one would reach another."""
+    j = 0
+    for a, p in kept:
+        if a.kind == "star":
+            break
+        if a.kind == "pos":
+            if j >= len(new_pos) or new_pos[j] != p:
+                return None
+            j += 1
+    return j
+
+
+def _preview(args: Sequence[Arg]) -> str:
+    return "(" + ", ".join(a.source if a.kind == "pos" else f"{a.keyword}={a.source}" if a.kind == "kw"
+                           else ("*" if a.kind == "star" else "**") + a.source for a in args) + ")"
+
+
+# -- the edits a rewrite applies (libcst applies them: `rewrite.py`; these are plain data)
+
+
+@dataclass(frozen=True)
+class CallEdit:
+    lineno: int
+    col: int
+    end_lineno: int
+    end_col: int
+    ops: tuple[ArgOp, ...]
+
+
+@dataclass(frozen=True)
+class ImportEdit:
+    """`from old_module import old_name [as x]` -> `from new_module import new_name [as x]`."""
+
+    old_module: str
+    old_name: str
+    new_module: str
+    new_name: str
+
+
+@dataclass(frozen=True)
+class DictEdit:
+    """Edit the string keys of a dict literal (or `dict(k=v)`) that a call splats, at its position."""
+
+    lineno: int
+    col: int
+    ops: tuple[ArgOp, ...]  # drop/rename by key name (name=old key, value=new key), add_kw (name, value)

@@ -1,0 +1,1 @@
+"""The follow-up commit, assembled around the user's unstaged edits."""

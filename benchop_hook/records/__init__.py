@@ -1,0 +1,1 @@
+"""Numbers in git notes, the comparison with the parent, history and plots."""

@@ -1,0 +1,1 @@
+"""One result, several renderings: terminal text, JSON, the commit message."""

@@ -1,0 +1,511 @@
+"""Apply planned edits to a benchmark file with libcst: comments, formatting and line endings preserved.
+
+Each edit changes the smallest node (`with_changes` on the call's argument
+list, an import alias, a dict key). Nothing here raises on bad input: the
+result says what was applied and what could not be.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from benchop_hook.fixing.plan import ArgOp, CallEdit, DictEdit, ImportEdit
+from benchop_hook.rewrite.wrap import Style, file_style, wrap_call
+
+
+@dataclass
+class RewriteResult:
+    data: bytes | None
+    applied: int = 0
+    failed: list[str] = field(default_factory=list)
+
+
+_NO_SPACE = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+_SPACE_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+def _plain(c: cst.Comma) -> cst.Comma:
+    """A separator with its line layout but without the comment that follows it."""
+    ws = c.whitespace_after
+    if isinstance(ws, cst.ParenthesizedWhitespace) and ws.first_line.comment is not None:
+        return c.with_changes(whitespace_after=ws.with_changes(first_line=cst.TrailingWhitespace()))
+    return c
+
+
+def _merge(own: cst.Comma, layout: cst.Comma) -> cst.Comma:
+    """The comment after `own` (it describes its argument), with the line layout of `layout`."""
+    ows, lws = own.whitespace_after, layout.whitespace_after
+    if isinstance(ows, cst.ParenthesizedWhitespace) and isinstance(lws, cst.ParenthesizedWhitespace):
+        return layout.with_changes(whitespace_after=lws.with_changes(first_line=ows.first_line))
+    return layout
+
+
+def _reflow_commas(original: Sequence, items: list) -> list:
+    """Separators for a new list of arguments (or dict elements), each given as (node, index in the
+    original or None when added): every kept element keeps its own comma and the comment after it;
+    the new last one takes the original last one's layout (trailing comma or not); added ones get a
+    plain separator. Multi-line calls keep one argument per line with its comment."""
+    if not items:
+        return []
+    n = len(original)
+    last_comma = original[-1].comma if n else cst.MaybeSentinel.DEFAULT
+    middle = [original[i].comma for i in range(n - 1) if isinstance(original[i].comma, cst.Comma)]
+    sep = _plain(middle[-1]) if middle else _SPACE_COMMA
+    out = []
+    for j, (node, idx) in enumerate(items):
+        own = original[idx].comma if idx is not None else None
+        if j < len(items) - 1:
+            if idx is not None and idx < n - 1 and isinstance(own, cst.Comma):
+                c = own
+            elif isinstance(own, cst.Comma):
+                c = _merge(own, sep)  # the old last one, no longer last
+            else:
+                c = sep
+            if idx == n - 1 and isinstance(node, cst.Arg):
+                node = node.with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
+        else:
+            if idx == n - 1:
+                c = own
+            elif isinstance(last_comma, cst.Comma):
+                c = _merge(own, last_comma) if isinstance(own, cst.Comma) else _plain(last_comma)
+            else:
+                c = cst.MaybeSentinel.DEFAULT
+            if isinstance(node, cst.Arg) and n and idx != n - 1:
+                node = node.with_changes(whitespace_after_arg=original[-1].whitespace_after_arg)
+        out.append(node.with_changes(comma=c))
+    return out
+
+
+def _comments(node: cst.CSTNode) -> list[str]:
+    found: list[str] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Comment(self, c: cst.Comment) -> None:
+            found.append(c.value)
+
+    node.visit(_Collect())
+    return sorted(found)
+
+
+def _parse_value(src: str) -> cst.BaseExpression:
+    return cst.parse_expression(src)
+
+
+class CommentsWouldMove(Exception):
+    """A rewrite that would lose or move a comment is not made."""
+
+
+def edit_args(args: Sequence[cst.Arg], ops: Sequence[ArgOp]) -> list[cst.Arg]:
+    by_index = {op.index: op for op in ops if op.index is not None}
+    # An op's index counts as the call site does (ast): positionals and *splats first, then keywords
+    # and **splats; in the source a *splat may follow a keyword (`f(k=1, *a)`).
+    order = ([j for j, a in enumerate(args) if a.keyword is None and a.star != "**"]
+             + [j for j, a in enumerate(args) if a.keyword is not None or a.star == "**"])
+    site_index = {j: i for i, j in enumerate(order)}
+    items: list[tuple[cst.Arg, int | None]] = []
+    dropped: list[str] = []
+    for j, a in enumerate(args):
+        i = site_index[j]
+        op = by_index.get(i)
+        if op is None:
+            items.append((a, j))
+        elif op.op == "drop":
+            dropped += _comments(a)
+        elif op.op == "rename":
+            items.append((a.with_changes(keyword=cst.Name(op.name or "")), j))
+        elif op.op == "to_kw":
+            items.append((a.with_changes(keyword=cst.Name(op.name or ""), equal=_NO_SPACE), j))
+    adds = [op for op in ops if op.op == "add_kw"]
+    # New keywords go after the existing ones but before any **splat.
+    insert_at = next((j for j, (a, _) in enumerate(items) if a.star == "**"), len(items))
+    for op in adds:
+        items.insert(insert_at, (cst.Arg(value=_parse_value(op.value or "None"), keyword=cst.Name(op.name or ""), equal=_NO_SPACE), None))
+        insert_at += 1
+    out = _reflow_commas(args, items)
+    before = [c for a in args for c in _comments(a)]
+    for c in dropped:
+        before.remove(c)
+    after = [c for a in out for c in _comments(a)]
+    if sorted(before) != sorted(after):
+        raise CommentsWouldMove("a comment in this call would be lost or moved: fix it by hand")
+    return out
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The project's line length and how this file wraps calls."""
+
+    limit: int
+    style: Style
+    lines: tuple[str, ...]  # the file's lines, without line ends
+
+
+class _Rewriter(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, calls: Sequence[CallEdit], imports: Sequence[ImportEdit], dicts: Sequence[DictEdit],
+                 name_renames: dict[str, str], layout: Layout | None = None, line_offset: int = 0) -> None:
+        self.layout = layout
+        self.line_offset = line_offset  # a statement rewritten alone: its first line's number in the file, less 1
+        self.blocks: list[str] = [""]  # the indentation of each enclosing block
+        self.calls = {(c.lineno, c.col, c.end_lineno, c.end_col): c for c in calls}
+        self.dicts = {(d.lineno, d.col): d for d in dicts}
+        self.imports = list(imports)
+        self.name_renames = name_renames
+        self.applied: set[object] = set()
+        self.failed: list[str] = []
+        self._skip: set[int] = set()  # ids of names a rename must not touch
+
+    def _pos(self, node: cst.CSTNode) -> CodeRange:
+        return self.get_metadata(PositionProvider, node)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        r = self._pos(original)
+        key = (r.start.line, r.start.column, r.end.line, r.end.column)
+        edit = self.calls.get(key)
+        if edit is None:
+            return updated
+        try:
+            new_args = edit_args(updated.args, edit.ops)
+        except CommentsWouldMove as exc:
+            self.failed.append(f"line {edit.lineno + self.line_offset}: {exc}")
+            return updated
+        except Exception as exc:  # noqa: BLE001 - a value that does not parse: report, never crash
+            self.failed.append(f"line {edit.lineno + self.line_offset}: {exc}")
+            return updated
+        self.applied.add(key)
+        new = updated.with_changes(args=new_args)
+        if self.layout is not None and r.start.line == r.end.line:
+            return self._fit(r, new)
+        return new
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.default_indent = node.default_indent
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.blocks.append(self.blocks[-1] + (node.indent if node.indent is not None else self.default_indent))
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.BaseSuite:
+        self.blocks.pop()
+        return updated
+
+    def _fit(self, r: CodeRange, call: cst.Call) -> cst.BaseExpression:
+        """A one-line call that no longer fits the project's line length, wrapped as the file wraps calls."""
+        assert self.layout is not None
+        line = self.layout.lines[r.start.line - 1] if r.start.line <= len(self.layout.lines) else ""
+        if len(line) > self.layout.limit:
+            return call  # it did not fit before either: the user's own layout
+        code = cst.Module(body=[]).code_for_node
+        args = [code(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip() for a in call.args]
+        func = code(call.func)
+        text = wrap_call(func, args, column=r.start.column, suffix=line[r.end.column:], limit=self.layout.limit,
+                         style=self.layout.style, line_indent=line[: len(line) - len(line.lstrip())],
+                         block=len(self.blocks[-1]))
+        if text is None:
+            return call
+        try:
+            wrapped = cst.parse_expression(text)
+        except Exception:  # noqa: BLE001 - a layout that does not parse is not used
+            return call
+        return wrapped.with_changes(lpar=call.lpar, rpar=call.rpar) if isinstance(wrapped, cst.Call) else call
+
+    def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.BaseExpression:
+        r = self._pos(original)
+        edit = self.dicts.get((r.start.line, r.start.column))
+        if edit is None:
+            return updated
+        elements = list(updated.elements)
+        items: list = []
+        for i, el in enumerate(elements):
+            key = el.key if isinstance(el, cst.DictElement) else None
+            name = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+            op = next((o for o in edit.ops if o.op in ("drop", "rename") and o.name == name), None)
+            if op is None:
+                items.append((el, i))
+            elif op.op == "rename" and isinstance(key, cst.SimpleString):
+                q = key.value[0] if key.value[0] in "'\"" else '"'
+                items.append((el.with_changes(key=cst.SimpleString(f"{q}{op.value}{q}")), i))
+        quote = '"'
+        for el in elements:
+            if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString):
+                quote = el.key.value[0] if el.key.value[0] in "'\"" else quote
+                break
+        for op in edit.ops:
+            if op.op == "add_kw":
+                items.append((cst.DictElement(cst.SimpleString(f"{quote}{op.name}{quote}"), _parse_value(op.value or "None")), None))
+        self.applied.add(("dict", edit.lineno, edit.col))
+        return updated.with_changes(elements=_reflow_commas(elements, items))
+
+    def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.BaseSmallStatement | cst.RemovalSentinel:
+        if isinstance(updated.names, cst.ImportStar) or updated.relative:
+            return updated
+        module = _dotted(updated.module) if updated.module is not None else ""
+        matches = [e for e in self.imports if e.old_module == module]
+        if not matches:
+            return updated
+        names = list(updated.names)
+        changed = False
+        new_module = module
+        for j, alias in enumerate(names):
+            n = _dotted(alias.name)
+            e = next((e for e in matches if e.old_name == n), None)
+            if e is None:
+                continue
+            if e.new_module != module:
+                if len(names) > 1:
+                    continue  # the other names still come from the old module: leave it for the report
+                new_module = e.new_module
+            names[j] = alias.with_changes(name=cst.Name(e.new_name))
+            changed = True
+            self.applied.add(("import", e.old_module, e.old_name))
+        if not changed:
+            return updated
+        out = updated.with_changes(names=names)
+        if new_module != module:
+            out = out.with_changes(module=_attr_expr(new_module))
+        return out
+
+    # Renamed Ops: rename loads of the imported name only, not attributes, keywords, parameters or definitions.
+    def _skip_node(self, node: cst.CSTNode | None) -> None:
+        if node is not None:
+            self._skip.add(id(node))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._skip_node(node.attr)
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        self._skip_node(node.keyword)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        for n in (node.name, node.asname.name if node.asname else None):
+            self._skip_node(n)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._skip_node(node.name)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._skip_node(node.name)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._skip_node(node.name)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        new = self.name_renames.get(updated.value)
+        if not new or id(original) in self._skip:
+            return updated
+        return updated.with_changes(value=new)
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def _attr_expr(dotted: str) -> cst.Attribute | cst.Name:
+    parts = dotted.split(".")
+    node: cst.Attribute | cst.Name = cst.Name(parts[0])
+    for p in parts[1:]:
+        node = cst.Attribute(value=node, attr=cst.Name(p))
+    return node
+
+
+def rewrite(data: bytes, calls: Sequence[CallEdit] = (), imports: Sequence[ImportEdit] = (),
+            dicts: Sequence[DictEdit] = (), name_renames: dict[str, str] | None = None,
+            line_length: int | None = None) -> RewriteResult:
+    layout = None
+    if line_length:
+        text = data.decode("utf-8-sig", "replace")
+        layout = Layout(line_length, file_style(text), tuple(text.splitlines()))
+    if (calls or dicts) and not name_renames and not imports:
+        res = _rewrite_by_statement(data, calls, dicts, layout)
+        if res is not None:
+            return res
+    return _rewrite_module(data, calls, imports, dicts, name_renames, layout)
+
+
+def _statement_spans(tree: ast.Module) -> list[tuple[int, int]]:
+    """(first line, last line) of each top-level statement with its decorators; statements that share a
+    line (`a = 1; b = f(...)`) are one span, so a span is always whole lines of whole statements."""
+    spans: list[tuple[int, int]] = []
+    for node in tree.body:
+        decorators = node.decorator_list if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else []
+        first = min([node.lineno, *(d.lineno for d in decorators)])
+        last = node.end_lineno or node.lineno
+        if spans and first <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(last, spans[-1][1]))
+        else:
+            spans.append((first, last))
+    return spans
+
+
+def _rewrite_by_statement(data: bytes, calls: Sequence[CallEdit], dicts: Sequence[DictEdit],
+                          layout: Layout | None) -> RewriteResult | None:
+    """Rewrite each top-level statement holding an edit on its own; None: rewrite the whole module.
+
+    libcst parses a module with position metadata at about 0.1 s per 10 KB (tens of seconds for a
+    generated 5 MB file); the statements that hold the calls are small. The result is the whole-module
+    rewrite's, byte for byte and message for message: positions and messages are given in the file's
+    lines, a statement starts at column 0 so columns are the same, the indentation of enclosing blocks is
+    read from the statement itself, and whatever could differ (a line end other than \n, which sets
+    libcst's default newline; an encoding other than UTF-8; a statement libcst can't parse or rewrite)
+    goes to the whole-module rewrite.
+    """
+    import dataclasses
+    import io
+    import tokenize
+
+    if b"\r" in data:
+        return None
+    try:
+        if tokenize.detect_encoding(io.BytesIO(data).readline)[0] not in ("utf-8", "utf-8-sig"):
+            return None
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+    starts = [3 if data.startswith(b"\xef\xbb\xbf") else 0]  # where each line starts
+    pos = data.find(b"\n")
+    while pos != -1:
+        starts.append(pos + 1)
+        pos = data.find(b"\n", pos + 1)
+    groups = _by_statement(_statement_spans(tree), calls, dicts)
+    if groups is None:
+        return None
+    pieces: list[bytes] = []
+    done = 0  # bytes of `data` already in `pieces`
+    applied = 0
+    failed: list[str] = []
+    found: set[CallEdit] = set()
+    for (first, last), (cs, ds) in sorted(groups.items()):
+        a = starts[first - 1]
+        b = starts[last] if last < len(starts) else len(data)
+        shift = first - 1
+        moved = {dataclasses.replace(c, lineno=c.lineno - shift, end_lineno=c.end_lineno - shift): c for c in cs}
+        ds2 = [dataclasses.replace(d, lineno=d.lineno - shift) for d in ds]
+        sub = dataclasses.replace(layout, lines=layout.lines[shift:]) if layout is not None else None
+        part = _visit(data[a:b], list(moved), (), ds2, None, sub, shift)
+        if isinstance(part, str):
+            return None  # libcst can't parse or rewrite the statement alone: the whole module says why
+        out, tr = part
+        failed += tr.failed
+        applied += len(tr.applied)
+        found.update(orig for c, orig in moved.items() if (c.lineno, c.col, c.end_lineno, c.end_col) in tr.applied)
+        pieces += [data[done:a], out]
+        done = b
+    pieces.append(data[done:])
+    failed += [f"line {c.lineno}: call not found where expected" for c in calls if c not in found]
+    result = b"".join(pieces)
+    return RewriteResult(result if result != data else None, applied, failed)
+
+
+def _by_statement(spans: list[tuple[int, int]], calls: Sequence[CallEdit], dicts: Sequence[DictEdit]
+                  ) -> dict[tuple[int, int], tuple[list[CallEdit], list[DictEdit]]] | None:
+    """The edits of each statement span; None when one is in none of them."""
+    groups: dict[tuple[int, int], tuple[list[CallEdit], list[DictEdit]]] = {}
+    edits: list[CallEdit | DictEdit] = [*calls, *dicts]
+    for e in edits:
+        span = next((sp for sp in spans if sp[0] <= e.lineno <= sp[1]), None)
+        if span is None:
+            return None
+        g = groups.setdefault(span, ([], []))
+        if isinstance(e, CallEdit):
+            g[0].append(e)
+        else:
+            g[1].append(e)
+    return groups
+
+
+def _visit(data: bytes, calls: Sequence[CallEdit], imports: Sequence[ImportEdit], dicts: Sequence[DictEdit],
+           name_renames: dict[str, str] | None, layout: Layout | None,
+           line_offset: int = 0) -> tuple[bytes, _Rewriter] | str:
+    """The rewritten module and what the rewriter saw, or why libcst could not do it."""
+    try:
+        module = cst.parse_module(data)
+    except Exception as exc:  # noqa: BLE001 - libcst raises several error types
+        return f"libcst could not parse it: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}), layout, line_offset)
+    try:
+        new = wrapper.visit(tr)
+    except Exception as exc:  # noqa: BLE001 - a rewrite never raises: its failure is a result
+        return f"rewrite failed: {exc}"
+    return new.bytes, tr
+
+
+def _rewrite_module(data: bytes, calls: Sequence[CallEdit], imports: Sequence[ImportEdit],
+                    dicts: Sequence[DictEdit], name_renames: dict[str, str] | None,
+                    layout: Layout | None = None) -> RewriteResult:
+    part = _visit(data, calls, imports, dicts, name_renames, layout)
+    if isinstance(part, str):
+        return RewriteResult(None, 0, [part])
+    out, tr = part
+    missing = [c for c in calls if (c.lineno, c.col, c.end_lineno, c.end_col) not in tr.applied]
+    failed = tr.failed + [f"line {c.lineno}: call not found where expected" for c in missing]
+    return RewriteResult(out if out != data else None, len(tr.applied), failed)
+
+
+class _Inserter(cst.CSTTransformer):
+    """Insert statements before the statement holding a call; optionally re-point its `**splat`."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, call: tuple[int, int, int, int], statements: Sequence[str], new_splat: str | None) -> None:
+        self.call = call
+        self.statements = [cst.parse_statement(s) for s in statements]
+        self.new_splat = new_splat
+        self.inserted = False
+        self.call_found = False
+
+    def _contains(self, node: cst.CSTNode) -> bool:
+        r = self.get_metadata(PositionProvider, node)
+        line, col = self.call[0], self.call[1]
+        return (r.start.line, r.start.column) <= (line, col) and (line, col) < (r.end.line, r.end.column)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        r = self.get_metadata(PositionProvider, original)
+        if (r.start.line, r.start.column, r.end.line, r.end.column) != self.call:
+            return updated
+        self.call_found = True
+        if self.new_splat is None:
+            return updated
+        args = [a.with_changes(value=cst.Name(self.new_splat)) if a.star == "**" else a for a in updated.args]
+        return updated.with_changes(args=args)
+
+    def _insert(self, original_body: Sequence[cst.CSTNode], updated_body: Sequence[cst.CSTNode]) -> list[cst.CSTNode] | None:
+        if self.inserted:
+            return None
+        for i, stmt in enumerate(original_body):
+            if self._contains(stmt):
+                self.inserted = True
+                return [*updated_body[:i], *self.statements, *updated_body[i:]]
+        return None
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.BaseSuite:
+        body = self._insert(original.body, updated.body)
+        return updated.with_changes(body=body) if body is not None else updated
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        body = self._insert(original.body, updated.body)
+        return updated.with_changes(body=body) if body is not None else updated
+
+
+def insert_before_call(data: bytes, call: tuple[int, int, int, int], statements: Sequence[str],
+                       new_splat: str | None = None) -> RewriteResult:
+    try:
+        module = cst.parse_module(data)
+        tr = _Inserter(call, statements, new_splat)
+        new = MetadataWrapper(module, unsafe_skip_copy=True).visit(tr)
+    except Exception as exc:  # noqa: BLE001 - a rewrite never raises: its failure is a result
+        return RewriteResult(None, 0, [f"could not edit it: {exc}"])
+    if not (tr.inserted and tr.call_found):
+        return RewriteResult(None, 0, ["the call is not inside a statement bench-op can add lines before"])
+    return RewriteResult(new.bytes, 1, [])

@@ -24,11 +24,20 @@ if TYPE_CHECKING:
 
 def _add_target(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("what to compare (default: staged changes, HEAD vs the index)")
-    g.add_argument("--staged", action="store_true",
-                   help="HEAD vs the index (the default when no range is given or set by pre-commit)")
-    g.add_argument("--from-ref", metavar="REF", help="compare REF..TO-REF (also read from PRE_COMMIT_FROM_REF)")
+    g.add_argument(
+        "--staged",
+        action="store_true",
+        help="HEAD vs the index (the default when no range is given or set by pre-commit)",
+    )
+    g.add_argument(
+        "--from-ref", metavar="REF", help="compare REF..TO-REF (also read from PRE_COMMIT_FROM_REF)"
+    )
     g.add_argument("--to-ref", metavar="REF", help="end of the range (also read from PRE_COMMIT_TO_REF)")
-    g.add_argument("--all-files", action="store_true", help="no diff: check every benchmark against the current signatures")
+    g.add_argument(
+        "--all-files",
+        action="store_true",
+        help="no diff: check every benchmark against the current signatures",
+    )
     p.add_argument("--json", metavar="PATH", help="also write the report as JSON to PATH")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing when there is nothing to do")
     p.add_argument("files", nargs="*", metavar="FILE", help="only these benchmark files (a shard)")
@@ -38,12 +47,27 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-run", action="store_true", help="static rewrite only, run no benchmark")
     p.add_argument("--no-commit", action="store_true", help="never make the follow-up commit")
     p.add_argument("--python", metavar="PATH", help="interpreter that runs the benchmarks")
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help="per benchmark file (default: config, 1800)")
+    p.add_argument(
+        "--timeout", type=float, metavar="SECONDS", help="per benchmark file (default: config, 1800)"
+    )
     p.add_argument("--max-iterations", type=int, metavar="N", help="repair attempts per file (default 3)")
-    p.add_argument("--gpus", metavar="all|N|0,2,5", help="spread benchmark files over these GPUs (default: [tool.bench-op] gpus, 'all')")
+    p.add_argument(
+        "--gpus",
+        metavar="all|N|0,2,5",
+        help="spread benchmark files over these GPUs (default: [tool.bench-op] gpus, 'all')",
+    )
     # issue 14: compare with the parent
-    p.add_argument("--baseline", action="store_true", help="compare the numbers with the parent's (git notes, or a run there)")
-    p.add_argument("--repeats", type=int, metavar="N", help="runs per side when both run now (default: [tool.bench-op] baseline-repeats, 3)")
+    p.add_argument(
+        "--baseline",
+        action="store_true",
+        help="compare the numbers with the parent's (git notes, or a run there)",
+    )
+    p.add_argument(
+        "--repeats",
+        type=int,
+        metavar="N",
+        help="runs per side when both run now (default: [tool.bench-op] baseline-repeats, 3)",
+    )
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -51,9 +75,12 @@ class _Formatter(argparse.HelpFormatter):
     terminal width: argparse builds a formatter at every `add_argument`, and the no-op hook builds a parser
     on every commit without ever printing help."""
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
+        super().__init__(
+            prog, indent_increment, max_help_position, _columns() - 2 if width is None else width
+        )
 
 
 def _columns() -> int:
@@ -71,7 +98,11 @@ def _add(sub: _SubParsers, name: str, **kwargs: str) -> argparse.ArgumentParser:
 
 
 def _check(sub: _SubParsers) -> None:
-    _add_target(_add(sub, "check", help="report Op signature changes and the benchmark calls they break; write nothing"))
+    _add_target(
+        _add(
+            sub, "check", help="report Op signature changes and the benchmark calls they break; write nothing"
+        )
+    )
 
 
 def _fix(sub: _SubParsers) -> None:
@@ -97,10 +128,16 @@ def _hook(sub: _SubParsers) -> None:
 
 def _history(sub: _SubParsers) -> None:  # issue 14
     p = _add(sub, "history", help="a benchmark's recorded numbers across commits, newest first")
-    p.add_argument("what", nargs="?", metavar="FILE|NODEID", help="a benchmark file or a node id (default: all)")
-    p.add_argument("--plot", metavar="PATH", help="also draw the trend as a PNG (needs matplotlib: bench-op[plot])")
+    p.add_argument(
+        "what", nargs="?", metavar="FILE|NODEID", help="a benchmark file or a node id (default: all)"
+    )
+    p.add_argument(
+        "--plot", metavar="PATH", help="also draw the trend as a PNG (needs matplotlib: bench-op[plot])"
+    )
     p.add_argument("--device", help="only numbers from this device (default: every device)")
-    p.add_argument("-n", "--max-count", type=int, default=50, metavar="N", help="at most N commits (default 50)")
+    p.add_argument(
+        "-n", "--max-count", type=int, default=50, metavar="N", help="at most N commits (default 50)"
+    )
 
 
 def _install(sub: _SubParsers) -> None:
@@ -111,8 +148,15 @@ def _uninstall(sub: _SubParsers) -> None:
     _add(sub, "uninstall", help="remove the hooks `bench-op install` put in place")
 
 
-_COMMANDS = {"check": _check, "fix": _fix, "run": _run, "hook": _hook, "history": _history,
-             "install": _install, "uninstall": _uninstall}
+_COMMANDS = {
+    "check": _check,
+    "fix": _fix,
+    "run": _run,
+    "hook": _hook,
+    "history": _history,
+    "install": _install,
+    "uninstall": _uninstall,
+}
 
 
 def _command_in(argv: Sequence[str]) -> str | None:
@@ -196,8 +240,10 @@ def _crash_log(argv: Sequence[str]) -> str:
         os.makedirs(folder, exist_ok=True)
         path = os.path.join(folder, "crash.log")
         with open(path, "a", encoding="utf-8") as f:
-            f.write(f"=== {datetime.datetime.now().isoformat(timespec='seconds')} bench-op {__version__} "
-                    f"python {platform.python_version()} {platform.platform()}\n")
+            f.write(
+                f"=== {datetime.datetime.now().isoformat(timespec='seconds')} bench-op {__version__} "
+                f"python {platform.python_version()} {platform.platform()}\n"
+            )
             f.write(f"argv: {list(argv)}\ncwd: {os.getcwd()}\n")
             f.write(traceback.format_exc())
             f.write("\n")
@@ -272,8 +318,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
     except BaseException as exc:  # noqa: BLE001 - the one place a bug is turned into a message
         log = _crash_log(argv)
-        print(f"bench-op: internal error ({type(exc).__name__}: {str(exc)[:200]}). "
-              f"This is a bug in bench-op; the details are in {log}.", file=sys.stderr)
+        print(
+            f"bench-op: internal error ({type(exc).__name__}: {str(exc)[:200]}). "
+            f"This is a bug in bench-op; the details are in {log}.",
+            file=sys.stderr,
+        )
         return EXIT_BUG
     finally:
         if collecting:

@@ -59,7 +59,8 @@ def _str_list(key: str, value: Any, *, globs: bool = False) -> tuple[str, ...]:
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
         raise ConfigError(
-            f"[tool.bench-op] {key} must be a list of non-empty strings, got {value!r}: fix it in pyproject.toml."
+            f"[tool.bench-op] {key} must be a list of non-empty strings, got {value!r}: fix it in "
+            "pyproject.toml."
         )
     if globs:
         for v in value:
@@ -85,7 +86,11 @@ def parse_gpus(value: Any, *, where: str = "[tool.bench-op] gpus") -> str:
         value = None
     if isinstance(value, int) and value >= 0:
         return str(value)
-    if isinstance(value, list) and value and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value):
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+    ):
         if len(set(value)) != len(value):
             value = None
         else:
@@ -141,7 +146,9 @@ def from_table(table: dict[str, Any]) -> Config:
             values[name] = _positive_number(key, value, integer=True)
         elif name == "regression_threshold":  # issue 14
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 100:
-                raise ConfigError(f"[tool.bench-op] {key} must be a positive fraction like 0.10 (10%), got {value!r}.")
+                raise ConfigError(
+                    f"[tool.bench-op] {key} must be a positive fraction like 0.10 (10%), got {value!r}."
+                )
             values[name] = float(value)
     return Config(**values, warnings=tuple(warnings))
 
@@ -163,7 +170,9 @@ def load(root: str) -> Config:
     except UnicodeDecodeError:
         raise ConfigError("pyproject.toml is not UTF-8 text: save it as UTF-8.") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"pyproject.toml is not valid TOML ({exc}): fix it, then run bench-op again.") from None
+        raise ConfigError(
+            f"pyproject.toml is not valid TOML ({exc}): fix it, then run bench-op again."
+        ) from None
     tool = data.get("tool", {})
     if not isinstance(tool, dict):
         return Config()

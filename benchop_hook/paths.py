@@ -27,5 +27,9 @@ class Paths:
     def interface(self, p: str) -> bool:
         """Workloads, test helpers, benchmark bases: classes benchmarks build whose constructors a commit may
         change."""
-        return (p.endswith(".py") and not self.bench(p) and not self.op(p)
-                and (self.c.interface_paths is None or matches(p, self.c.interface_paths)))
+        return (
+            p.endswith(".py")
+            and not self.bench(p)
+            and not self.op(p)
+            and (self.c.interface_paths is None or matches(p, self.c.interface_paths))
+        )

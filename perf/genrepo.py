@@ -22,7 +22,7 @@ BENCH_FILES = 80
 TEST_FILES = 100
 CHANGED_FAMILY = 0
 
-KERNEL_BODY = '''
+KERNEL_BODY = """
     def _tile_config(self):
         block_m = 128 if self.{p0} >= 4096 else 64
         block_n = 128
@@ -45,7 +45,7 @@ KERNEL_BODY = '''
 
     def bytes_moved(self):
         return 4 * self.{p0} * self.{p1}
-'''
+"""
 
 
 def family_base(f: int, params: list[str]) -> str:
@@ -101,22 +101,38 @@ def member(f: int, m: int, standalone: bool) -> str:
         ''')
 
 
-def generate(dest: str, seed: int = 0, *, families: int = FAMILIES, members: int = MEMBERS, op_files: int = OP_FILES,
-             bench_files: int = BENCH_FILES, test_files: int = TEST_FILES) -> dict[str, object]:
+def generate(
+    dest: str,
+    seed: int = 0,
+    *,
+    families: int = FAMILIES,
+    members: int = MEMBERS,
+    op_files: int = OP_FILES,
+    bench_files: int = BENCH_FILES,
+    test_files: int = TEST_FILES,
+) -> dict[str, object]:
     """The defaults are the TileOPs-like size speed.py measures; perf/real.py scales them."""
-    FAMILIES, MEMBERS, OP_FILES, BENCH_FILES, TEST_FILES = families, members, op_files, bench_files, test_files
+    FAMILIES, MEMBERS, OP_FILES, BENCH_FILES, TEST_FILES = (
+        families,
+        members,
+        op_files,
+        bench_files,
+        test_files,
+    )
     pkg = os.path.join(dest, "src", "bigtile")
     ops = os.path.join(pkg, "ops")
     os.makedirs(ops, exist_ok=True)
     open(os.path.join(pkg, "__init__.py"), "w").write('"""bigtile"""\n')
-    open(os.path.join(ops, "op.py"), "w").write(textwrap.dedent('''\
+    open(os.path.join(ops, "op.py"), "w").write(
+        textwrap.dedent("""\
         class Op:
             def __call__(self, *args, **kwargs):
                 return self.forward(*args, **kwargs)
 
             def forward(self, *args, **kwargs):
                 raise NotImplementedError
-        '''))
+        """)
+    )
     exports: list[tuple[str, str]] = []
     families: dict[int, list[str]] = {}
     files_written = 1
@@ -158,14 +174,30 @@ def generate(dest: str, seed: int = 0, *, families: int = FAMILIES, members: int
         else:
             fams = [1 + (b * 7 + k) % (FAMILIES - 1) for k in range(2)]
         names = [n for f in fams for n in families[f][:3]]
-        lines = ["import pytest", "import torch", "", f"from bigtile.ops import {', '.join(sorted(set(names)))}", "",
-                 "SHAPES = [(1024, 4096), (4096, 4096), (8192, 1024)]", ""]
+        lines = [
+            "import pytest",
+            "import torch",
+            "",
+            f"from bigtile.ops import {', '.join(sorted(set(names)))}",
+            "",
+            "SHAPES = [(1024, 4096), (4096, 4096), (8192, 1024)]",
+            "",
+        ]
         for n in names:
             fam = int(n[2:].split("x")[0])
             args = "M, N, torch.float16" if fam % 3 else "M, N, dtype=torch.float16"
-            lines += ["", "@pytest.mark.parametrize('M, N', SHAPES)", f"def test_{n.lower()}_bench(M, N, record_property):",
-                      f"    op = {n}({args})", "    x = torch.randn(M, N)", "    ms = 0.1",
-                      "    record_property('latency_ms', ms)", "    for _ in range(3):", "        op(x)", ""]
+            lines += [
+                "",
+                "@pytest.mark.parametrize('M, N', SHAPES)",
+                f"def test_{n.lower()}_bench(M, N, record_property):",
+                f"    op = {n}({args})",
+                "    x = torch.randn(M, N)",
+                "    ms = 0.1",
+                "    record_property('latency_ms', ms)",
+                "    for _ in range(3):",
+                "        op(x)",
+                "",
+            ]
         open(os.path.join(bench, f"bench_{b}.py"), "w").write("\n".join(lines) + "\n")
     tests = os.path.join(dest, "tests", "ops")
     os.makedirs(tests, exist_ok=True)
@@ -175,12 +207,26 @@ def generate(dest: str, seed: int = 0, *, families: int = FAMILIES, members: int
         lines = ["import torch", "", f"from bigtile.ops import {', '.join(names)}", ""]
         for n in names:
             args = "64, 128, torch.float32" if f % 3 else "64, 128, dtype=torch.float32"
-            lines += ["", f"def test_{n.lower()}():", f"    op = {n}({args})", "    x = torch.randn(64, 128)",
-                      "    assert op(x).shape[0] == 64", ""]
+            lines += [
+                "",
+                f"def test_{n.lower()}():",
+                f"    op = {n}({args})",
+                "    x = torch.randn(64, 128)",
+                "    assert op(x).shape[0] == 64",
+                "",
+            ]
         open(os.path.join(tests, f"test_{t}.py"), "w").write("\n".join(lines) + "\n")
     open(os.path.join(dest, "pyproject.toml"), "w").write(
-        '[project]\nname = "bigtile"\nversion = "0"\n\n[tool.bench-op]\nop-paths = ["src/bigtile/ops/**/*.py"]\n')
-    env = dict(os.environ, GIT_AUTHOR_NAME="p", GIT_AUTHOR_EMAIL="p@x", GIT_COMMITTER_NAME="p", GIT_COMMITTER_EMAIL="p@x")
+        '[project]\nname = "bigtile"\nversion = "0"\n\n[tool.bench-op]\nop-paths = '
+        '["src/bigtile/ops/**/*.py"]\n'
+    )
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="p",
+        GIT_AUTHOR_EMAIL="p@x",
+        GIT_COMMITTER_NAME="p",
+        GIT_COMMITTER_EMAIL="p@x",
+    )
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=dest, check=True)
     subprocess.run(["git", "add", "-A"], cwd=dest, check=True)
     subprocess.run(["git", "commit", "-q", "-m", "bigtile"], cwd=dest, check=True, env=env)
@@ -193,7 +239,10 @@ def change_family_base(dest: str) -> None:
     """Family 0's constructor loses its first size: it comes from the input now."""
     path = os.path.join(dest, "src", "bigtile", "ops", f"family{CHANGED_FAMILY}", "base.py")
     text = open(path).read()
-    text = text.replace("def __init__(self, batch, hidden, dtype, tune=False):", "def __init__(self, hidden, dtype, *, tune=False):")
+    text = text.replace(
+        "def __init__(self, batch, hidden, dtype, tune=False):",
+        "def __init__(self, hidden, dtype, *, tune=False):",
+    )
     text = text.replace("        self.batch = batch\n", "        self.batch = None\n")
     open(path, "w").write(text)
 

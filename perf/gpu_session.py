@@ -23,8 +23,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 OUT = Path(os.environ.get("OUT") or ROOT / "gpu-out")
 OUT.mkdir(parents=True, exist_ok=True)
-os.environ.update({"GIT_AUTHOR_NAME": "Kernel Dev", "GIT_AUTHOR_EMAIL": "dev@example.com",
-                   "GIT_COMMITTER_NAME": "Kernel Dev", "GIT_COMMITTER_EMAIL": "dev@example.com", "PYTHONUNBUFFERED": "1"})
+os.environ.update(
+    {
+        "GIT_AUTHOR_NAME": "Kernel Dev",
+        "GIT_AUTHOR_EMAIL": "dev@example.com",
+        "GIT_COMMITTER_NAME": "Kernel Dev",
+        "GIT_COMMITTER_EMAIL": "dev@example.com",
+        "PYTHONUNBUFFERED": "1",
+    }
+)
 
 import conftest  # noqa: E402 - importable only after the sys.path line above
 import test_properties as tp  # noqa: E402 - importable only after the sys.path line above
@@ -37,8 +44,13 @@ summary: list[str] = []
 
 def bench_op(repo: conftest.Repo, *args: str, log: str) -> subprocess.CompletedProcess[str]:
     t0 = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "benchop_hook", *args], cwd=repo.path, capture_output=True, text=True)
-    (OUT / log).write_text(f"$ bench-op {' '.join(args)}  (exit {r.returncode}, {time.monotonic() - t0:.1f} s)\n{r.stdout}\n{r.stderr}")
+    r = subprocess.run(
+        [sys.executable, "-m", "benchop_hook", *args], cwd=repo.path, capture_output=True, text=True
+    )
+    (OUT / log).write_text(
+        f"$ bench-op {' '.join(args)}  (exit {r.returncode}, {time.monotonic() - t0:.1f} "
+        f"s)\n{r.stdout}\n{r.stderr}"
+    )
     return r
 
 
@@ -47,27 +59,51 @@ a = conftest.make_repo(WORK / "a")
 for change in tp.CHANGES:
     change(a)
 a.commit("ops: five constructor changes")
-r = bench_op(a, "run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--json", str(OUT / "a.json"), log="a_run.log")
+r = bench_op(
+    a, "run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--json", str(OUT / "a.json"), log="a_run.log"
+)
 data = json.loads((OUT / "a.json").read_text())
-summary.append(f"A. bench-op run on five Op changes: exit {r.returncode}, status {data['status']}, commit {data.get('commit', '-')[:12]}")
+summary.append(
+    f"A. bench-op run on five Op changes: exit {r.returncode}, status {data['status']}, commit "
+    f"{data.get('commit', '-')[:12]}"
+)
 for b in data["benchmarks"]:
-    summary.append(f"   {b['path']}: {b['status']}, {b['iterations']} run(s), {len(b['numbers'])} numbers on {b.get('device')}")
+    summary.append(
+        f"   {b['path']}: {b['status']}, {b['iterations']} run(s), {len(b['numbers'])} numbers on "
+        f"{b.get('device')}"
+    )
 summary.append("   " + a.git("log", "--oneline", "-3").replace("\n", "\n   "))
 
 # B
 b_repo = conftest.make_repo(WORK / "b")
-install = subprocess.run([sys.executable, "-m", "benchop_hook", "install"], cwd=b_repo.path, capture_output=True, text=True).stdout
+install = subprocess.run(
+    [sys.executable, "-m", "benchop_hook", "install"], cwd=b_repo.path, capture_output=True, text=True
+).stdout
 conftest.reduction_change(b_repo)
 b_repo.git("add", "src", "tests")
-b_repo.write("benchmarks/ops/bench_norm.py", b_repo.read("benchmarks/ops/bench_norm.py") + "# my unstaged note\n")
+b_repo.write(
+    "benchmarks/ops/bench_norm.py", b_repo.read("benchmarks/ops/bench_norm.py") + "# my unstaged note\n"
+)
 b_repo.write("scratch.txt", "untracked\n")
 t0 = time.monotonic()
-r = subprocess.run(["git", "commit", "-m", "reduce: rows come from the input"], cwd=b_repo.path, capture_output=True, text=True)
-(OUT / "b_commit.log").write_text(f"$ bench-op install\n{install}\n$ git commit  (exit {r.returncode}, {time.monotonic() - t0:.1f} s)\n{r.stdout}\n{r.stderr}\n\n"
-                                  f"$ git log\n{b_repo.git('log', '--format=%h %s')}\n$ git status --short\n{b_repo.git('status', '--short')}\n"
-                                  f"$ git show HEAD\n{b_repo.git('show', 'HEAD')}")
-summary.append(f"B. git commit with the installed hook: exit {r.returncode}, {time.monotonic() - t0:.1f} s; log: "
-               + " | ".join(b_repo.log()[:2]) + f"; status: {b_repo.git('status', '--short').split()}")
+r = subprocess.run(
+    ["git", "commit", "-m", "reduce: rows come from the input"],
+    cwd=b_repo.path,
+    capture_output=True,
+    text=True,
+)
+(OUT / "b_commit.log").write_text(
+    f"$ bench-op install\n{install}\n$ git commit  (exit {r.returncode}, {time.monotonic() - t0:.1f} "
+    f"s)\n{r.stdout}\n{r.stderr}\n\n"
+    f"$ git log\n{b_repo.git('log', '--format=%h %s')}\n$ git status "
+    f"--short\n{b_repo.git('status', '--short')}\n"
+    f"$ git show HEAD\n{b_repo.git('show', 'HEAD')}"
+)
+summary.append(
+    f"B. git commit with the installed hook: exit {r.returncode}, {time.monotonic() - t0:.1f} s; log: "
+    + " | ".join(b_repo.log()[:2])
+    + f"; status: {b_repo.git('status', '--short').split()}"
+)
 
 # D
 d = conftest.make_repo(WORK / "d")
@@ -80,12 +116,25 @@ try:
     n_gpus = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.count("GPU ")
 except OSError:
     n_gpus = 0
-summary.append(f"D. --gpus all on {n_gpus} GPU(s): exit {r.returncode}; "
-               + "; ".join(f"{x['path'].split('/')[-1]} {x['status']} gpus={x['gpus']}" for x in dd["benchmarks"]))
+summary.append(
+    f"D. --gpus all on {n_gpus} GPU(s): exit {r.returncode}; "
+    + "; ".join(f"{x['path'].split('/')[-1]} {x['status']} gpus={x['gpus']}" for x in dd["benchmarks"])
+)
 
 # C
-r = subprocess.run([sys.executable, str(ROOT / "perf" / "run_overhead.py"), "--reps", "3", "--json", str(OUT / "overhead.json")],
-                   capture_output=True, text=True, cwd=ROOT)
+r = subprocess.run(
+    [
+        sys.executable,
+        str(ROOT / "perf" / "run_overhead.py"),
+        "--reps",
+        "3",
+        "--json",
+        str(OUT / "overhead.json"),
+    ],
+    capture_output=True,
+    text=True,
+    cwd=ROOT,
+)
 (OUT / "c_overhead.log").write_text(r.stdout + r.stderr)
 summary.append("C. " + "\n   ".join(r.stdout.strip().splitlines()[-9:]))
 

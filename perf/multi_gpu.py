@@ -21,8 +21,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-os.environ.update({"GIT_AUTHOR_NAME": "Kernel Dev", "GIT_AUTHOR_EMAIL": "dev@example.com",
-                   "GIT_COMMITTER_NAME": "Kernel Dev", "GIT_COMMITTER_EMAIL": "dev@example.com"})
+os.environ.update(
+    {
+        "GIT_AUTHOR_NAME": "Kernel Dev",
+        "GIT_AUTHOR_EMAIL": "dev@example.com",
+        "GIT_COMMITTER_NAME": "Kernel Dev",
+        "GIT_COMMITTER_EMAIL": "dev@example.com",
+    }
+)
 
 import conftest  # noqa: E402 - importable only after the sys.path line above
 import test_properties as tp  # noqa: E402 - importable only after the sys.path line above
@@ -49,10 +55,18 @@ def main() -> None:
             repo.git("add", "-A")
             out = work / f"r{rep}-{gpus}.json"
             t0 = time.monotonic()
-            r = subprocess.run([sys.executable, "-m", "benchop_hook", "run", "--gpus", gpus, "--json", str(out)],
-                               cwd=repo.path, capture_output=True, text=True, env=env)
+            r = subprocess.run(
+                [sys.executable, "-m", "benchop_hook", "run", "--gpus", gpus, "--json", str(out)],
+                cwd=repo.path,
+                capture_output=True,
+                text=True,
+                env=env,
+            )
             times[gpus].append(time.monotonic() - t0)
-            logs.append(f"=== rep {rep} --gpus {gpus} (exit {r.returncode}, {times[gpus][-1]:.1f} s)\n{r.stdout}\n{r.stderr}")
+            logs.append(
+                f"=== rep {rep} --gpus {gpus} (exit {r.returncode}, {times[gpus][-1]:.1f} "
+                f"s)\n{r.stdout}\n{r.stderr}"
+            )
             data = json.loads(out.read_text())
             placement[gpus] = {b["path"]: b["gpus"] for b in data["benchmarks"]}
             if r.returncode != 0:
@@ -63,13 +77,25 @@ def main() -> None:
     except OSError:
         visible = f"no nvidia-smi; CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')}"
     print(visible)
-    print(f"\nfive benchmark files, MINITILE_ITERS={ns.iters}, median of {ns.reps} runs each, whole bench-op process:")
-    print(f"  --gpus all : {statistics.median(times['all']):6.1f} s   (runs: {', '.join(f'{t:.1f}' for t in times['all'])})")
-    print(f"  --gpus 1   : {statistics.median(times['1']):6.1f} s   (runs: {', '.join(f'{t:.1f}' for t in times['1'])})")
+    print(
+        f"\nfive benchmark files, MINITILE_ITERS={ns.iters}, median of {ns.reps} runs each, whole bench-op "
+        "process:"
+    )
+    print(
+        f"  --gpus all : {statistics.median(times['all']):6.1f} s   (runs: "
+        f"{', '.join(f'{t:.1f}' for t in times['all'])})"
+    )
+    print(
+        f"  --gpus 1   : {statistics.median(times['1']):6.1f} s   (runs: "
+        f"{', '.join(f'{t:.1f}' for t in times['1'])})"
+    )
     print("\nwhich GPU ran which file (--gpus all):")
     for path, g in sorted(placement["all"].items()):
         print(f"  {path}: GPU {', '.join(g)}")
-    print("with --gpus 1: " + ", ".join(f"{p.split('/')[-1]} GPU {','.join(g)}" for p, g in sorted(placement["1"].items())))
+    print(
+        "with --gpus 1: "
+        + ", ".join(f"{p.split('/')[-1]} GPU {','.join(g)}" for p, g in sorted(placement["1"].items()))
+    )
 
 
 if __name__ == "__main__":

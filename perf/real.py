@@ -59,13 +59,17 @@ sys.path.insert(0, HERE)
 import genrepo  # noqa: E402 - perf/ is put on sys.path just above
 
 # The TileOPs configuration, appended to each state's pyproject.toml: one copy, in realworld/tileops.toml.
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'realworld', 'tileops.toml'), encoding="utf-8") as _f:
+with open(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "realworld", "tileops.toml"),
+    encoding="utf-8",
+) as _f:
     CONFIG = "\n" + _f.read()
 OP_DIRS = ("src/tileops/ops/", "tileops/ops/", "top/ops/")
 _SCRIPT = os.path.join(os.path.dirname(sys.executable), "bench-op")
 BENCH_OP = [_SCRIPT] if os.path.exists(_SCRIPT) else [sys.executable, "-m", "benchop_hook"]
-GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="p", GIT_AUTHOR_EMAIL="p@x", GIT_COMMITTER_NAME="p",
-               GIT_COMMITTER_EMAIL="p@x")
+GIT_ENV = dict(
+    os.environ, GIT_AUTHOR_NAME="p", GIT_AUTHOR_EMAIL="p@x", GIT_COMMITTER_NAME="p", GIT_COMMITTER_EMAIL="p@x"
+)
 
 
 # Measured processes run with Python's bytecode cache, as an installed tool does (pip compiles a package
@@ -77,11 +81,13 @@ def run_env() -> dict[str, str]:
 
 def warm_bytecode() -> None:
     """Compile bench-op's and griffe's modules once, before anything is timed."""
-    code = ("import importlib.util, compileall, os\n"
-            "for name in ('benchop_hook', 'griffe', '_griffe'):\n"
-            "    spec = importlib.util.find_spec(name)\n"
-            "    if spec is not None and spec.origin:\n"
-            "        compileall.compile_dir(os.path.dirname(spec.origin), quiet=1)\n")
+    code = (
+        "import importlib.util, compileall, os\n"
+        "for name in ('benchop_hook', 'griffe', '_griffe'):\n"
+        "    spec = importlib.util.find_spec(name)\n"
+        "    if spec is not None and spec.origin:\n"
+        "        compileall.compile_dir(os.path.dirname(spec.origin), quiet=1)\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, env=run_env())
 
 
@@ -93,13 +99,20 @@ def regular_install(tmp: str) -> str | None:
     if subprocess.run([sys.executable, "-m", "venv", venv], check=False, capture_output=True).returncode != 0:
         return None
     project = os.path.dirname(HERE)
-    p = subprocess.run([os.path.join(bin_dir, "python"), "-m", "pip", "install", "-q", "--no-deps", project],
-                       check=False, capture_output=True)  # the no-op path needs none of the dependencies
+    p = subprocess.run(
+        [os.path.join(bin_dir, "python"), "-m", "pip", "install", "-q", "--no-deps", project],
+        check=False,
+        capture_output=True,
+    )  # the no-op path needs none of the dependencies
     if p.returncode != 0:
         print(f"(no regular install: {p.stderr.decode()[-300:]})", file=sys.stderr)
         return None
-    subprocess.run([os.path.join(bin_dir, "python"), "-m", "compileall", "-q", os.path.join(venv, "lib")],
-                   check=False, capture_output=True, env=run_env())
+    subprocess.run(
+        [os.path.join(bin_dir, "python"), "-m", "compileall", "-q", os.path.join(venv, "lib")],
+        check=False,
+        capture_output=True,
+        env=run_env(),
+    )
     return bin_dir
 
 
@@ -122,8 +135,13 @@ class Timing:
         return {"wall": self.wall, "cpu": self.cpu, "walls": self.walls, "cpus": self.cpus}
 
 
-def timed(cmds: list[list[str]], cwd: str, runs: int, ok: tuple[int, ...] = (0, 1),
-          before: Callable[[], None] | None = None) -> Timing:
+def timed(
+    cmds: list[list[str]],
+    cwd: str,
+    runs: int,
+    ok: tuple[int, ...] = (0, 1),
+    before: Callable[[], None] | None = None,
+) -> Timing:
     walls, cpus = [], []
     for _ in range(runs):
         if before is not None:
@@ -133,7 +151,10 @@ def timed(cmds: list[list[str]], cwd: str, runs: int, ok: tuple[int, ...] = (0, 
         for cmd in cmds:
             p = subprocess.run(cmd, check=False, cwd=cwd, capture_output=True, env=run_env())
             if p.returncode not in ok:
-                raise SystemExit(f"{cmd} failed ({p.returncode}):\n{p.stdout.decode()[-2000:]}\n{p.stderr.decode()[-2000:]}")
+                raise SystemExit(
+                    f"{cmd} failed "
+                    f"({p.returncode}):\n{p.stdout.decode()[-2000:]}\n{p.stderr.decode()[-2000:]}"
+                )
         walls.append(time.perf_counter() - t0)
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
@@ -175,6 +196,7 @@ class Clone:
 
 # -- the scan for the commits with the most constructor changes
 
+
 def _inits(source: bytes) -> dict[str, str]:
     """class name -> a dump of its `__init__` parameters ("" when it defines none)."""
     try:
@@ -184,7 +206,9 @@ def _inits(source: bytes) -> dict[str, str]:
     out: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
-            init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+            init = next(
+                (n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None
+            )
             out[node.name] = ast.dump(init.args) if init is not None else ""
     return out
 
@@ -193,7 +217,9 @@ class _Blobs:
     """`git cat-file --batch`: one process for every blob the scan reads."""
 
     def __init__(self, root: str) -> None:
-        self.p = subprocess.Popen(["git", "cat-file", "--batch"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.p = subprocess.Popen(
+            ["git", "cat-file", "--batch"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
 
     def read(self, spec: str) -> bytes:
         assert self.p.stdin is not None and self.p.stdout is not None
@@ -213,7 +239,8 @@ class _Blobs:
 
 
 def scan_commits(root: str) -> list[dict[str, object]]:
-    """Every first-parent commit (with a parent) that touched an op file, with how many constructors it changed."""
+    """Every first-parent commit (with a parent) that touched an op file, with how many constructors it
+    changed."""
     log = git(root, "log", "--first-parent", "-m", "--format=@%H %P%x09%s", "--name-only", "HEAD")
     blobs = _Blobs(root)
     out = []
@@ -228,7 +255,9 @@ def scan_commits(root: str) -> list[dict[str, object]]:
         for path in ops:
             old, new = _inits(blobs.read(f"{parents[0]}:{path}")), _inits(blobs.read(f"{rev}:{path}"))
             changed += sum(1 for c in old.keys() & new.keys() if old[c] != new[c])
-        out.append({"commit": rev, "op_files": len(ops), "constructors_changed": changed, "subject": subject[:80]})
+        out.append(
+            {"commit": rev, "op_files": len(ops), "constructors_changed": changed, "subject": subject[:80]}
+        )
     blobs.close()
     return out
 
@@ -249,6 +278,7 @@ def load_scan(root: str, path: str, rescan: bool) -> list[dict[str, object]]:
 
 # -- counting the real repository, for the generated one
 
+
 def real_sizes(root: str) -> dict[str, int]:
     from benchop_hook import config
     from benchop_hook.analysis.modules import ClassRef, ParseCache, Project
@@ -265,22 +295,37 @@ def real_sizes(root: str) -> dict[str, int]:
         mi = proj.at(p)
         if mi is not None:
             classes += sum(1 for name in mi.classes if proj.is_op(ClassRef(mi.module, name)))
-    return {"op_files": len(op_files), "op_classes": classes,
-            "bench_files": sum(1 for p in snap.paths() if paths.bench(p)),
-            "test_files": sum(1 for p in snap.paths() if paths.test(p))}
+    return {
+        "op_files": len(op_files),
+        "op_classes": classes,
+        "bench_files": sum(1 for p in snap.paths() if paths.bench(p)),
+        "test_files": sum(1 for p in snap.paths() if paths.test(p)),
+    }
 
 
 def scaling(tmp: str, real: dict[str, int], runs: int) -> list[dict[str, object]]:
     """check --all-files (cold, all calls bind) and the static pass of a family change, on generated repos."""
     members = 9
     fam1 = max(2, round(real["op_classes"] / (members + 1)))
-    points = [("1x", 1, 1), ("2x", 2, 2), ("4x", 4, 4), ("4x benchmarks only", 1, 4), ("4x Op classes only", 4, 1)]
+    points = [
+        ("1x", 1, 1),
+        ("2x", 2, 2),
+        ("4x", 4, 4),
+        ("4x benchmarks only", 1, 4),
+        ("4x Op classes only", 4, 1),
+    ]
     out = []
     for label, op_scale, bench_scale in points:
         dest = os.path.join(tmp, f"gen-{op_scale}-{bench_scale}")
         families = fam1 * op_scale
-        sizes = genrepo.generate(dest, families=families, members=members, op_files=max(real["op_files"] * op_scale, 3 + 2 * families),
-                                 bench_files=real["bench_files"] * bench_scale, test_files=real["test_files"])
+        sizes = genrepo.generate(
+            dest,
+            families=families,
+            members=members,
+            op_files=max(real["op_files"] * op_scale, 3 + 2 * families),
+            bench_files=real["bench_files"] * bench_scale,
+            test_files=real["test_files"],
+        )
         cache = os.path.join(dest, ".git", "bench-op", "all-files-cache.json")
 
         def rm_cache(cache: str = cache) -> None:
@@ -295,9 +340,12 @@ def scaling(tmp: str, real: dict[str, int], runs: int) -> list[dict[str, object]
         git(dest, "commit", "-q", "-am", "benchmarks follow")
         cold = timed([[*BENCH_OP, "check", "--all-files"]], dest, runs, before=rm_cache)
         out.append({"point": label, **sizes, "all_files_cold": cold.json(), "static_pass": static.json()})
-        print(f"  scaling {label}: {sizes['bench_files']} benchmark files, {sizes['classes']} Op classes: "
-              f"--all-files cold {cold.wall:.2f} s (cpu {cold.cpu:.2f}), static pass {static.wall:.2f} s (cpu {static.cpu:.2f})",
-              flush=True)
+        print(
+            f"  scaling {label}: {sizes['bench_files']} benchmark files, {sizes['classes']} Op classes: "
+            f"--all-files cold {cold.wall:.2f} s (cpu {cold.cpu:.2f}), static pass {static.wall:.2f} s (cpu "
+            f"{static.cpu:.2f})",
+            flush=True,
+        )
         shutil.rmtree(dest, ignore_errors=True)
     return out
 
@@ -306,13 +354,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("clone")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--out", default=os.path.join(HERE, "results", "real_cpu"), help="writes OUT.txt, OUT.json, OUT_scan.json")
+    ap.add_argument(
+        "--out",
+        default=os.path.join(HERE, "results", "real_cpu"),
+        help="writes OUT.txt, OUT.json, OUT_scan.json",
+    )
     ap.add_argument("--no-griffe", action="store_true")
     ap.add_argument("--no-scaling", action="store_true")
     ap.add_argument("--every-op-commit", action="store_true")
     ap.add_argument("--rescan", action="store_true")
-    ap.add_argument("--code", metavar="DIR", help="measure the benchop_hook package in DIR instead (e.g. an older version, "
-                    "from `git archive REV benchop_hook | tar -x -C DIR`), run as python -m benchop_hook")
+    ap.add_argument(
+        "--code",
+        metavar="DIR",
+        help="measure the benchop_hook package in DIR instead (e.g. an older version, "
+        "from `git archive REV benchop_hook | tar -x -C DIR`), run as python -m benchop_hook",
+    )
     ns = ap.parse_args()
     if ns.code:
         global BENCH_OP
@@ -327,7 +383,15 @@ def main() -> None:
     lines: list[str] = []
 
     def row(name: str, t: Timing, other: str = "", ot: Timing | None = None, note: str = "") -> None:
-        rows.append({"name": name, **t.json(), "baseline": other, "baseline_timing": ot.json() if ot else None, "note": note})
+        rows.append(
+            {
+                "name": name,
+                **t.json(),
+                "baseline": other,
+                "baseline_timing": ot.json() if ot else None,
+                "note": note,
+            }
+        )
         base = f"{ot.wall * 1e3:6.0f} ms (cpu {ot.cpu * 1e3:5.0f})" if ot else ""
         line = f"{name:<58} {t.wall * 1e3:6.0f} ms (cpu {t.cpu * 1e3:5.0f})   {other:<44} {base:>24}   {note}"
         lines.append(line)
@@ -349,22 +413,49 @@ def main() -> None:
         try:
             import griffe as _griffe  # noqa: F401
         except ImportError:
-            print("griffe is not installed in this interpreter (pip install griffe): no comparison", flush=True)
+            print(
+                "griffe is not installed in this interpreter (pip install griffe): no comparison", flush=True
+            )
         else:
-            griffe = timed([[sys.executable, "-m", "griffe", "check", "tileops", "-s", "src", "--against", "HEAD~1"]], root, ns.runs)
-            dump = timed([[sys.executable, "-m", "griffe", "dump", "tileops", "-s", "src", "-o", os.devnull]], root, ns.runs)
+            griffe = timed(
+                [[sys.executable, "-m", "griffe", "check", "tileops", "-s", "src", "--against", "HEAD~1"]],
+                root,
+                ns.runs,
+            )
+            dump = timed(
+                [[sys.executable, "-m", "griffe", "dump", "tileops", "-s", "src", "-o", os.devnull]],
+                root,
+                ns.runs,
+            )
     cold = timed([[*BENCH_OP, "check", "--all-files"]], root, ns.runs, before=rm_cache)
     warm = timed([[*BENCH_OP, "check", "--all-files"]], root, ns.runs)
 
     def vs(t: Timing) -> str:
         if griffe is None:
             return ""
-        return f"{griffe.wall / t.wall:.1f}x griffe check's speed (cpu {griffe.cpu / t.cpu:.1f}x); target >= 3x, <= 1.0 s cold"
+        return (
+            f"{griffe.wall / t.wall:.1f}x griffe check's speed (cpu {griffe.cpu / t.cpu:.1f}x); "
+            "target >= 3x, <= 1.0 s cold"
+        )
 
-    row("check --all-files at HEAD, no cache", cold, "griffe check tileops --against HEAD~1", griffe, vs(cold))
-    row("check --all-files at HEAD, cache from the last run", warm, "griffe check tileops --against HEAD~1", griffe, vs(warm))
+    row(
+        "check --all-files at HEAD, no cache", cold, "griffe check tileops --against HEAD~1", griffe, vs(cold)
+    )
+    row(
+        "check --all-files at HEAD, cache from the last run",
+        warm,
+        "griffe check tileops --against HEAD~1",
+        griffe,
+        vs(warm),
+    )
     if dump is not None:
-        row("(griffe dump tileops: one load of the package)", dump, "", None, "a stricter floor than griffe check")
+        row(
+            "(griffe dump tileops: one load of the package)",
+            dump,
+            "",
+            None,
+            "a stricter floor than griffe check",
+        )
 
     # 2. The static pass on the commits with the most constructor changes.
     commits = load_scan(root, ns.out + "_scan.json", ns.rescan)
@@ -373,8 +464,13 @@ def main() -> None:
         rev = str(c["commit"])
         clone.checkout(rev)
         t = timed([[*BENCH_OP, "fix", "--diff", "--from-ref", f"{rev}~1", "--to-ref", rev]], root, ns.runs)
-        row(f"static pass, {rev[:10]} ({c['constructors_changed']} ctors, {c['op_files']} op files)", t, "", None,
-            f"target <= 1.0 s; {c['subject']}")
+        row(
+            f"static pass, {rev[:10]} ({c['constructors_changed']} ctors, {c['op_files']} op files)",
+            t,
+            "",
+            None,
+            f"target <= 1.0 s; {c['subject']}",
+        )
     every: dict[str, object] | None = None
     if ns.every_op_commit:
         walls: list[tuple[float, str]] = []
@@ -388,19 +484,28 @@ def main() -> None:
         for i, (w, rev) in enumerate(walls):
             if w > 0.9:
                 clone.checkout(rev)
-                t = timed([[*BENCH_OP, "fix", "--diff", "--from-ref", f"{rev}~1", "--to-ref", rev]], root, ns.runs)
+                t = timed(
+                    [[*BENCH_OP, "fix", "--diff", "--from-ref", f"{rev}~1", "--to-ref", rev]], root, ns.runs
+                )
                 walls[i] = (t.wall, rev)
         walls.sort()
         median = statistics.median(w for w, _ in walls)
         over = [(w, r) for w, r in walls if w > 1.0]
-        every = {"commits": len(walls), "median": median, "over_1s": [{"commit": r, "wall": w} for w, r in over],
-                 "slowest": [{"commit": r, "wall": w} for w, r in walls[-5:]],
-                 "remeasured": [{"commit": r, "single_run_wall": w} for w, r in near]}
-        lines.append(f"static pass on every op commit ({len(walls)}): median {median * 1e3:.0f} ms, "
-                     f"slowest {walls[-1][0] * 1e3:.0f} ms ({walls[-1][1][:10]}), {len(over)} over 1.0 s"
-                     + (": " + ", ".join(f"{r[:10]} {w * 1e3:.0f} ms" for w, r in over) if over else "")
-                     + f" (one run each; the {len(near)} over 0.9 s in it measured again, median of {ns.runs}: "
-                     + ", ".join(f"{r[:10]} {w * 1e3:.0f}" for w, r in walls if any(r == n for _, n in near)) + " ms)")
+        every = {
+            "commits": len(walls),
+            "median": median,
+            "over_1s": [{"commit": r, "wall": w} for w, r in over],
+            "slowest": [{"commit": r, "wall": w} for w, r in walls[-5:]],
+            "remeasured": [{"commit": r, "single_run_wall": w} for w, r in near],
+        }
+        lines.append(
+            f"static pass on every op commit ({len(walls)}): median {median * 1e3:.0f} ms, "
+            f"slowest {walls[-1][0] * 1e3:.0f} ms ({walls[-1][1][:10]}), {len(over)} over 1.0 s"
+            + (": " + ", ".join(f"{r[:10]} {w * 1e3:.0f} ms" for w, r in over) if over else "")
+            + f" (one run each; the {len(near)} over 0.9 s in it measured again, median of {ns.runs}: "
+            + ", ".join(f"{r[:10]} {w * 1e3:.0f}" for w, r in walls if any(r == n for _, n in near))
+            + " ms)"
+        )
         print(lines[-1], flush=True)
 
     # 3. The no-op commit.
@@ -410,74 +515,138 @@ def main() -> None:
     git(root, "add", "README.md")
     floor = timed([[sys.executable, "-c", "pass"], ["git", "diff", "--cached", "--name-only"]], root, ns.runs)
     pre = timed([[*BENCH_OP, "hook", "pre-commit", "README.md"]], root, ns.runs)
-    row("no-op commit: hook pre-commit", pre, "python -c pass + git diff --cached --name-only", floor,
-        f"+{(pre.wall - floor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)")
+    row(
+        "no-op commit: hook pre-commit",
+        pre,
+        "python -c pass + git diff --cached --name-only",
+        floor,
+        f"+{(pre.wall - floor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)",
+    )
     regular = regular_install(tmp)
     if regular is not None:
         # pre-commit installs a hook repository with `pip install .` (no editable finder at start-up): the
         # same measurement with that interpreter, next to the floor of that interpreter.
-        rfloor = timed([[os.path.join(regular, "python"), "-c", "pass"], ["git", "diff", "--cached", "--name-only"]],
-                       root, ns.runs)
+        rfloor = timed(
+            [[os.path.join(regular, "python"), "-c", "pass"], ["git", "diff", "--cached", "--name-only"]],
+            root,
+            ns.runs,
+        )
         rpre = timed([[os.path.join(regular, "bench-op"), "hook", "pre-commit", "README.md"]], root, ns.runs)
-        row("no-op commit: hook pre-commit (pip install ., as pre-commit)", rpre,
-            "that python -c pass + git diff --cached --name-only", rfloor,
-            f"+{(rpre.wall - rfloor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)")
+        row(
+            "no-op commit: hook pre-commit (pip install ., as pre-commit)",
+            rpre,
+            "that python -c pass + git diff --cached --name-only",
+            rfloor,
+            f"+{(rpre.wall - rfloor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)",
+        )
     clone.restore()  # the config stays out of the commit: bench-op reads pyproject.toml from the working tree
     git(root, "commit", "-q", "-m", "readme", "--", "README.md")
     clone.checkout("HEAD")
     follow = timed([[*BENCH_OP, "hook", "follow-up"]], root, ns.runs)
-    row("no-op commit: hook follow-up", follow, "python -c pass + git diff --cached --name-only", floor,
-        f"+{(follow.wall - floor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)")
+    row(
+        "no-op commit: hook follow-up",
+        follow,
+        "python -c pass + git diff --cached --name-only",
+        floor,
+        f"+{(follow.wall - floor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)",
+    )
     # A commit that edits Python outside the op folders (a kernel): the hook then reads that file's two
     # versions to see whether a class constructor there changed (interface-paths).
-    kernel = next((f for f in sorted(git(root, "ls-files", "*.py").split())
-                   if "/kernels/" in f and not f.startswith(OP_DIRS) and not f.endswith("__init__.py")), None)
+    kernel = next(
+        (
+            f
+            for f in sorted(git(root, "ls-files", "*.py").split())
+            if "/kernels/" in f and not f.startswith(OP_DIRS) and not f.endswith("__init__.py")
+        ),
+        None,
+    )
     if kernel is not None:
         with open(os.path.join(root, kernel), "a") as f:
             f.write("\n# notes\n")
         git(root, "add", kernel)
         edit = timed([[*BENCH_OP, "hook", "pre-commit", kernel]], root, ns.runs)
-        row(f"no-op commit: hook pre-commit, a kernel file edited ({os.path.basename(kernel)})", edit,
-            "python -c pass + git diff --cached --name-only", floor,
-            f"+{(edit.wall - floor.wall) * 1e3:.0f} ms over the floor")
+        row(
+            f"no-op commit: hook pre-commit, a kernel file edited ({os.path.basename(kernel)})",
+            edit,
+            "python -c pass + git diff --cached --name-only",
+            floor,
+            f"+{(edit.wall - floor.wall) * 1e3:.0f} ms over the floor",
+        )
         git(root, "reset", "-q", "--", kernel)
         git(root, "checkout", "-q", "--", kernel)
-    imp = subprocess.run([sys.executable, "-X", "importtime", "-m", "benchop_hook", "hook", "follow-up"], check=False, cwd=root,
-                         capture_output=True, text=True).stderr
-    heavy = sorted(m for m in ("libcst", "git", "torch") if any(line.rstrip().endswith(f"| {m}") for line in imp.splitlines()))
+    imp = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "benchop_hook", "hook", "follow-up"],
+        check=False,
+        cwd=root,
+        capture_output=True,
+        text=True,
+    ).stderr
+    heavy = sorted(
+        m
+        for m in ("libcst", "git", "torch")
+        if any(line.rstrip().endswith(f"| {m}") for line in imp.splitlines())
+    )
     clone.restore()
 
     # 4. The scaling curve.
     curve = [] if ns.no_scaling else scaling(tmp, real, ns.runs)
 
     header = [
-        (f"bench-op on TileOPs {head[:10]} ({real['op_files']} op files, {real['op_classes']} Op classes, "
-         f"{real['bench_files']} benchmark files, {real['test_files']} test files)"),
-        f"median of {ns.runs} runs, whole processes; wall ms, and (cpu ms: user+system of the process, steadier on a shared machine)",
-        (f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-         f"load average at the end {os.getloadavg()[0]:.2f}"),
+        (
+            f"bench-op on TileOPs {head[:10]} ({real['op_files']} op files, {real['op_classes']} Op classes, "
+            f"{real['bench_files']} benchmark files, {real['test_files']} test files)"
+        ),
+        f"median of {ns.runs} runs, whole processes; wall ms, and (cpu ms: user+system of the process, "
+        "steadier on a shared machine)",
+        (
+            f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
+            f"{platform.python_version()}, "
+            f"load average at the end {os.getloadavg()[0]:.2f}"
+        ),
         "",
         f"{'measurement':<58} {'bench-op':>22}   {'compared to':<44} {'':>24}   note",
     ]
     footer = ["", f"modules imported on the no-op path among libcst, GitPython, torch: {heavy or 'none'}"]
     if curve:
-        footer += ["", ("scaling (generated repository, perf/genrepo.py; check --all-files with no cache, all calls bind; "
-                        "static pass of a family base change reaching 10 benchmark files):"),
-                   f"{'point':<22} {'bench files':>11} {'Op classes':>10} {'op files':>8} {'--all-files cold':>22} {'static pass':>22}"]
+        footer += [
+            "",
+            (
+                "scaling (generated repository, perf/genrepo.py; check --all-files with no cache, all calls "
+                "bind; "
+                "static pass of a family base change reaching 10 benchmark files):"
+            ),
+            f"{'point':<22} {'bench files':>11} {'Op classes':>10} {'op files':>8} {'--all-files cold':>22} "
+            f"{'static pass':>22}",
+        ]
         for p in curve:
             a, s = p["all_files_cold"], p["static_pass"]
             assert isinstance(a, dict) and isinstance(s, dict)
-            footer.append(f"{p['point']:<22} {p['bench_files']:>11} {p['classes']:>10} {p['op_files']:>8} "
-                          f"{a['wall'] * 1e3:>9.0f} ms (cpu {a['cpu'] * 1e3:4.0f}) {s['wall'] * 1e3:>9.0f} ms (cpu {s['cpu'] * 1e3:4.0f})")
+            footer.append(
+                f"{p['point']:<22} {p['bench_files']:>11} {p['classes']:>10} {p['op_files']:>8} "
+                f"{a['wall'] * 1e3:>9.0f} ms (cpu {a['cpu'] * 1e3:4.0f}) {s['wall'] * 1e3:>9.0f} ms (cpu "
+                f"{s['cpu'] * 1e3:4.0f})"
+            )
     text = "\n".join(header + lines + footer) + "\n"
     print("\n" + text)
     os.makedirs(os.path.dirname(os.path.abspath(ns.out)), exist_ok=True)
     with open(ns.out + ".txt", "w") as f:
         f.write(text)
     with open(ns.out + ".json", "w") as f:
-        json.dump({"head": head, "sizes": real, "runs": ns.runs, "rows": rows, "every_op_commit": every,
-                   "top_commits": top, "heavy_imports_on_noop_path": heavy, "scaling": curve,
-                   "loadavg": os.getloadavg()}, f, indent=1)
+        json.dump(
+            {
+                "head": head,
+                "sizes": real,
+                "runs": ns.runs,
+                "rows": rows,
+                "every_op_commit": every,
+                "top_commits": top,
+                "heavy_imports_on_noop_path": heavy,
+                "scaling": curve,
+                "loadavg": os.getloadavg(),
+            },
+            f,
+            indent=1,
+        )
     shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -34,9 +34,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "minitile")
 CHANGE = os.path.join(ROOT, "examples", "reduce-rows-from-input")
-ENV = dict(os.environ, GIT_AUTHOR_NAME="p", GIT_AUTHOR_EMAIL="p@x", GIT_COMMITTER_NAME="p", GIT_COMMITTER_EMAIL="p@x")
+ENV = dict(
+    os.environ, GIT_AUTHOR_NAME="p", GIT_AUTHOR_EMAIL="p@x", GIT_COMMITTER_NAME="p", GIT_COMMITTER_EMAIL="p@x"
+)
 
-MIXED = '''import pytest
+MIXED = """import pytest
 import torch
 
 from benchmarks.benchmark import report, time_ms
@@ -60,7 +62,7 @@ def test_gemm_unaffected(rep, record_property):
     a, b = randn(M, K, dtype=DTYPE), randn(K, N, dtype=DTYPE)
     op = GemmOp(M, N, K, DTYPE)
     report(record_property, "gemm", time_ms(op, a, b, iters=50), flops=2 * M * N * K)
-'''
+"""
 
 
 def sh(cmd: list[str], cwd: str) -> tuple[float, subprocess.CompletedProcess[str]]:
@@ -73,9 +75,17 @@ def make_repo(dest: str) -> None:
     shutil.copytree(FIXTURE, dest)
     with open(os.path.join(dest, "benchmarks", "ops", "bench_mixed.py"), "w") as f:
         f.write(MIXED)
-    text = open(os.path.join(dest, "pyproject.toml")).read().replace("[tool.bench-op]\n", f"[tool.bench-op]\npython = {sys.executable!r}\n")
+    text = (
+        open(os.path.join(dest, "pyproject.toml"))
+        .read()
+        .replace("[tool.bench-op]\n", f"[tool.bench-op]\npython = {sys.executable!r}\n")
+    )
     open(os.path.join(dest, "pyproject.toml"), "w").write(text)
-    for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", "init"]):
+    for cmd in (
+        ["git", "init", "-q", "-b", "main"],
+        ["git", "add", "-A"],
+        ["git", "commit", "-q", "-m", "init"],
+    ):
         subprocess.run(cmd, cwd=dest, check=True, env=ENV)
     shutil.copytree(CHANGE, dest, dirs_exist_ok=True)
     for cmd in (["git", "add", "-A"], ["git", "commit", "-q", "-m", "reduce: rows from the input"]):
@@ -86,8 +96,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--json")
-    ap.add_argument("--ratio-only", action="store_true",
-                    help="time only the hook and plain pytest of the same node ids (half the device time)")
+    ap.add_argument(
+        "--ratio-only",
+        action="store_true",
+        help="time only the hook and plain pytest of the same node ids (half the device time)",
+    )
     ns = ap.parse_args()
     rows: dict[str, list[float]] = {}
     executions: dict[str, list[int]] = {}
@@ -101,10 +114,22 @@ def main() -> None:
         repo = os.path.join(tmp, "minitile")
         make_repo(repo)
         out = os.path.join(tmp, "run.json")
-        hook_cmd = [sys.executable, "-m", "benchop_hook", "run", "--from-ref", "HEAD~1", "--to-ref", "HEAD",
-                    "--no-commit", "--json", out]
+        hook_cmd = [
+            sys.executable,
+            "-m",
+            "benchop_hook",
+            "run",
+            "--from-ref",
+            "HEAD~1",
+            "--to-ref",
+            "HEAD",
+            "--no-commit",
+            "--json",
+            out,
+        ]
         if rep % 2 == 1:
-            # Odd repetitions run plain pytest first: what runs first in a repetition pays for whatever is cold
+            # Odd repetitions run plain pytest first: what runs first in a repetition pays for whatever is
+            # cold
             # (the page cache, the GPU's clocks), so neither side always gets it. It runs in a second copy
             # holding the files the hook wrote in the first repetition (the same change every time), on the
             # node ids the hook ran then.
@@ -113,7 +138,9 @@ def main() -> None:
             for path, text in fixed.items():
                 with open(os.path.join(twin, path), "w") as f:
                     f.write(text)
-            plain_s, p2 = sh([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", *first_targets], twin)
+            plain_s, p2 = sh(
+                [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", *first_targets], twin
+            )
             hook_s, p = sh(hook_cmd, repo)
         else:
             hook_s, p = sh(hook_cmd, repo)
@@ -148,16 +175,46 @@ def main() -> None:
         # written): tells the cost of bench-op's own options from the rest of the hook's
         plugin = os.path.join(ROOT, "benchop_hook", "pytest_plugin")
         t0 = time.perf_counter()
-        p3 = subprocess.run([sys.executable, "-m", "pytest", *targets, "-v", "-p", "benchop_collect", "-p",
-                             "no:cacheprovider", f"--junitxml={os.path.join(tmp, 'j.xml')}", "-o", "junit_family=xunit1"],
-                            cwd=repo, capture_output=True, text=True,
-                            env=dict(ENV, PYTHONPATH=plugin, PYTHONDONTWRITEBYTECODE="1",
-                                     BENCHOP_RESULT=os.path.join(tmp, "r.json")))
+        p3 = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                *targets,
+                "-v",
+                "-p",
+                "benchop_collect",
+                "-p",
+                "no:cacheprovider",
+                f"--junitxml={os.path.join(tmp, 'j.xml')}",
+                "-o",
+                "junit_family=xunit1",
+            ],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env=dict(
+                ENV,
+                PYTHONPATH=plugin,
+                PYTHONDONTWRITEBYTECODE="1",
+                BENCHOP_RESULT=os.path.join(tmp, "r.json"),
+            ),
+        )
         if p3.returncode != 0:
             raise SystemExit(p3.stdout[-3000:])
         rows.setdefault("plain pytest, same ids, bench-op's options", []).append(time.perf_counter() - t0)
-        whole_s, _ = sh([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider",
-                         *sorted({t.split("::")[0] for t in targets})], repo)
+        whole_s, _ = sh(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-v",
+                "-p",
+                "no:cacheprovider",
+                *sorted({t.split("::")[0] for t in targets}),
+            ],
+            repo,
+        )
         rows.setdefault("plain pytest of the whole files", []).append(whole_s)
         shutil.rmtree(tmp, ignore_errors=True)
     med = {k: statistics.median(v) for k, v in rows.items()}
@@ -167,16 +224,29 @@ def main() -> None:
     print(f"{'measurement':<46} {'seconds':>8}  {'over plain pytest':>18}")
     for k, v in med.items():
         print(f"{k:<46} {v:>8.2f}  {v / plain:>17.2f}x")
-    print(f"\nthe whole hook over plain pytest within each repetition: {', '.join(f'{r:.2f}' for r in ratios)}; "
-          f"median {statistics.median(ratios):.2f}x")
+    print(
+        "\nthe whole hook over plain pytest within each repetition: "
+        f"{', '.join(f'{r:.2f}' for r in ratios)}; "
+        f"median {statistics.median(ratios):.2f}x"
+    )
     for k, v in rows.items():
         print(f"  {k}: {', '.join(f'{x:.2f}' for x in v)} s")
     print("\nbenchmark executions per fixed file (target: one when the static pass fixed it):")
     for path, n in executions.items():
         print(f"  {path}: {n}")
     if ns.json:
-        json.dump({"device": device, "median_seconds": med, "executions": executions, "reps": ns.reps,
-                   "samples": rows, "ratios": ratios}, open(ns.json, "w"), indent=2)
+        json.dump(
+            {
+                "device": device,
+                "median_seconds": med,
+                "executions": executions,
+                "reps": ns.reps,
+                "samples": rows,
+                "ratios": ratios,
+            },
+            open(ns.json, "w"),
+            indent=2,
+        )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """`bench-op check --all-files` over a real repository's history: every finding, per state.
 
-    python realworld/allfiles.py /path/to/TileOPs-clone [--states 20] [--verdicts realworld/allfiles_verdicts.json]
+    python realworld/allfiles.py /path/to/TileOPs-clone [--states 20] [--verdicts
+    realworld/allfiles_verdicts.json]
 
 Checks HEAD and about `--states` first-parent commits sampled evenly over the history (states without an
 op directory are skipped) in a private clone of the given one (which is never modified), with the
@@ -25,7 +26,7 @@ import tempfile
 import time
 
 # The TileOPs configuration, appended to each state's pyproject.toml: one copy, in realworld/tileops.toml.
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tileops.toml'), encoding="utf-8") as _f:
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tileops.toml"), encoding="utf-8") as _f:
     CONFIG = "\n" + _f.read()
 OP_DIRS = ("src/tileops/ops", "tileops/ops", "top/ops")
 
@@ -63,8 +64,11 @@ def check(work: str, python: str) -> tuple[int, float, dict[str, object] | None,
     out = os.path.join(tempfile.mkdtemp(prefix="allfiles-json-"), "r.json")
     shutil.rmtree(os.path.join(work, ".git", "bench-op"), ignore_errors=True)  # time it without the cache
     t = time.monotonic()
-    proc = subprocess.run([python, "-m", "benchop_hook", "-C", work, "check", "--all-files", "--json", out],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [python, "-m", "benchop_hook", "-C", work, "check", "--all-files", "--json", out],
+        capture_output=True,
+        text=True,
+    )
     seconds = time.monotonic() - t
     data = None
     if os.path.exists(out):
@@ -97,7 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     checked = skipped = unknown_total = unresolved_total = 0
     total_time = 0.0
     unchecked: list[str] = []
-    print(f"bench-op check --all-files over {src}: {len(commits)} first-parent commits, {len(states)} sampled")
+    print(
+        f"bench-op check --all-files over {src}: {len(commits)} first-parent commits, {len(states)} sampled"
+    )
     for sha in states:
         git(work, "checkout", "-q", "-f", sha)
         git(work, "clean", "-qfdx")
@@ -121,8 +127,10 @@ def main(argv: list[str] | None = None) -> int:
         unresolved = data.get("unresolved") or []
         unknown_total += len(unknown)
         unresolved_total += len(unresolved)
-        print(f"   checked {c.get('calls', '?')} calls of {c.get('classes', '?')} Op classes; "
-              f"{len(unknown)} unknown (the run decides); {len(unresolved)} unresolved imports")
+        print(
+            f"   checked {c.get('calls', '?')} calls of {c.get('classes', '?')} Op classes; "
+            f"{len(unknown)} unknown (the run decides); {len(unresolved)} unresolved imports"
+        )
         last = [ln for ln in text.splitlines() if ln.startswith("bench-op: ")]
         if last:
             print(f"   {last[-1]}")
@@ -134,7 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         for f in data.get("findings", []):
             kinds[str(f["status"])] += 1
             key = f"{sha[:12]} {f['path']}:{f['line']}"
-            print(f"   finding [{f['status']}] {f['path']}:{f['line']}: {f.get('text') or f['call']}: {f['problem']}")
+            print(
+                f"   finding [{f['status']}] {f['path']}:{f['line']}: {f.get('text') or f['call']}: "
+                f"{f['problem']}"
+            )
             if f.get("fix"):
                 print(f"      fix: {f['fix']}")
             elif f.get("why_not"):
@@ -149,7 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"states: {checked} checked, {skipped} skipped (no op directory)")
     print("exit codes: " + ", ".join(f"{k}: {v}" for k, v in sorted(exit_codes.items())))
     print("findings by kind: " + (", ".join(f"{k}: {v}" for k, v in sorted(kinds.items())) or "none"))
-    print(f"calls only a run can judge (not findings): {unknown_total}; unresolved imports: {unresolved_total}")
+    print(
+        f"calls only a run can judge (not findings): {unknown_total}; unresolved imports: {unresolved_total}"
+    )
     print(f"findings not yet checked by reading: {len(unchecked)}")
     print(f"time: {total_time:.1f} s in bench-op ({total_time / max(checked, 1):.1f} s a state)")
     shutil.rmtree(tmp, ignore_errors=True)

@@ -5,7 +5,8 @@ except its benchmark edits, committed as the user would have committed them. `be
 --to-ref HEAD` then rewrites, runs and repairs the benchmark files, and makes the follow-up commit. The
 benchmark files it committed are compared with the engineers' own edits in C.
 
-    python realworld/gpu_tileops.py --bundle tileops.bundle --commits 60aa2ab6,eac87492 [--baseline C] --out DIR
+    python realworld/gpu_tileops.py --bundle tileops.bundle --commits 60aa2ab6,eac87492 [--baseline C]
+    --out DIR
 
 The interpreter that runs the benchmarks is this one (`sys.executable`); TileOPs' kernels need tilelang and
 its companions importable (see ../shared/TILEOPS.md). Nothing here is imported by bench-op or its tests.
@@ -23,10 +24,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # The TileOPs configuration, appended to each state's pyproject.toml: one copy, in realworld/tileops.toml.
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tileops.toml'), encoding="utf-8") as _f:
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tileops.toml"), encoding="utf-8") as _f:
     CONFIG = "\n" + _f.read()
-ENV = {"GIT_AUTHOR_NAME": "Kernel Dev", "GIT_AUTHOR_EMAIL": "dev@example.com", "GIT_COMMITTER_NAME": "Kernel Dev",
-       "GIT_COMMITTER_EMAIL": "dev@example.com", "PYTHONUNBUFFERED": "1"}
+ENV = {
+    "GIT_AUTHOR_NAME": "Kernel Dev",
+    "GIT_AUTHOR_EMAIL": "dev@example.com",
+    "GIT_COMMITTER_NAME": "Kernel Dev",
+    "GIT_COMMITTER_EMAIL": "dev@example.com",
+    "PYTHONUNBUFFERED": "1",
+}
 
 
 def git(cwd: Path, *args: str, stdin: str | None = None) -> str:
@@ -43,27 +49,56 @@ def replay(bundle: Path, commit: str, work: Path) -> Path:
     with (tree / "pyproject.toml").open("a") as f:
         f.write(CONFIG)
     git(tree, "commit", "-q", "-am", "bench-op configuration")
-    patch = git(tree, "diff", "--binary", f"{commit}~1", commit, "--", ".", ":(exclude)benchmarks",
-                ":(exclude)top/benchmarks", ":(exclude)pyproject.toml")
+    patch = git(
+        tree,
+        "diff",
+        "--binary",
+        f"{commit}~1",
+        commit,
+        "--",
+        ".",
+        ":(exclude)benchmarks",
+        ":(exclude)top/benchmarks",
+        ":(exclude)pyproject.toml",
+    )
     git(tree, "apply", "--index", stdin=patch)
     msg = git(tree, "log", "-1", "--format=%s", commit).strip()
     git(tree, "commit", "-q", "-m", f"{msg} (replayed without its benchmark edits)")
     return tree
 
 
-def bench_op(tree: Path, out: Path, name: str, *args: str, timeout: int) -> tuple[int, float, dict[str, object]]:
+def bench_op(
+    tree: Path, out: Path, name: str, *args: str, timeout: int
+) -> tuple[int, float, dict[str, object]]:
     env = dict(os.environ, **ENV)
     # bench-op itself must be importable (its pytest plugin loads in the benchmark interpreter); the tree is
     # not put on the path: `python -m pytest` starts in it, and a run at the parent starts in its worktree.
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     report = out / f"{name}.json"
     t0 = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "benchop_hook", "run", *args, "--python", sys.executable,
-                        "--timeout", str(timeout), "--json", str(report)],
-                       cwd=tree, env=env, capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchop_hook",
+            "run",
+            *args,
+            "--python",
+            sys.executable,
+            "--timeout",
+            str(timeout),
+            "--json",
+            str(report),
+        ],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     seconds = time.monotonic() - t0
-    (out / f"{name}.log").write_text(f"$ bench-op run {' '.join(args)}  (exit {r.returncode}, {seconds:.1f} s)\n"
-                                     f"{r.stdout}\n{r.stderr}")
+    (out / f"{name}.log").write_text(
+        f"$ bench-op run {' '.join(args)}  (exit {r.returncode}, {seconds:.1f} s)\n{r.stdout}\n{r.stderr}"
+    )
     data = json.loads(report.read_text()) if report.exists() else {}
     return r.returncode, seconds, data
 
@@ -78,8 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/tileops-replay"))
     ap.add_argument("--deadline", type=float, default=540, help="start no commit after this many seconds")
     ap.add_argument("--repeats", type=int, default=2, help="runs per side with --baseline")
-    ap.add_argument("--files", default="", help="comma-separated benchmark files: run only these (a shard of the "
-                    "commit's files) and compare only these with the engineers' edits")
+    ap.add_argument(
+        "--files",
+        default="",
+        help="comma-separated benchmark files: run only these (a shard of the "
+        "commit's files) and compare only these with the engineers' edits",
+    )
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -91,26 +130,47 @@ def main(argv: list[str] | None = None) -> int:
             continue
         tree = replay(args.bundle.resolve(), commit, args.work)
         shard = [f for f in args.files.split(",") if f]
-        rc, seconds, data = bench_op(tree, args.out, commit, "--from-ref", "HEAD~1", "--to-ref", "HEAD", *shard,
-                                     timeout=args.timeout)
+        rc, seconds, data = bench_op(
+            tree, args.out, commit, "--from-ref", "HEAD~1", "--to-ref", "HEAD", *shard, timeout=args.timeout
+        )
         subject = git(tree, "log", "-1", "--format=%s", commit).strip()[:80]
         lines.append(f"{commit} {subject}")
-        lines.append(f"  bench-op run: exit {rc}, {seconds:.0f} s, status {data.get('status')}, "
-                     f"commit {str(data.get('commit') or '-')[:12]}")
+        lines.append(
+            f"  bench-op run: exit {rc}, {seconds:.0f} s, status {data.get('status')}, "
+            f"commit {str(data.get('commit') or '-')[:12]}"
+        )
         for b in data.get("benchmarks", []):  # type: ignore[union-attr]
             why = f": {b.get('reason')}" if b.get("reason") else ""
-            lines.append(f"  {b['path']}: {b['status']}, {len(b.get('numbers', []))} numbers, "
-                         f"{b.get('iterations')} run(s){why}")
+            lines.append(
+                f"  {b['path']}: {b['status']}, {len(b.get('numbers', []))} numbers, "
+                f"{b.get('iterations')} run(s){why}"
+            )
         # The engineers' own benchmark edits against what bench-op committed.
         diff = git(tree, "diff", commit, "HEAD", "--", *(shard or ["benchmarks", "top/benchmarks"]))
         (args.out / f"{commit}.vs-engineers.diff").write_text(diff)
-        lines.append(f"  vs the engineers' benchmark edits: {'identical' if not diff else f'{diff.count(chr(10))} diff lines'}")
+        lines.append(
+            "  vs the engineers' benchmark edits: "
+            f"{'identical' if not diff else f'{diff.count(chr(10))} diff lines'}"
+        )
         if commit in args.baseline.split(","):
             tree = replay(args.bundle.resolve(), commit, args.work)
-            rc, seconds2, data = bench_op(tree, args.out, f"{commit}-baseline", "--from-ref", "HEAD~1", "--to-ref",
-                                          "HEAD", "--baseline", "--repeats", str(args.repeats), timeout=args.timeout)
-            lines.append(f"  with --baseline: exit {rc}, {seconds2:.0f} s (plain run {seconds:.0f} s), "
-                         f"regressions {len(data.get('regressions', []))}")  # type: ignore[arg-type]
+            rc, seconds2, data = bench_op(
+                tree,
+                args.out,
+                f"{commit}-baseline",
+                "--from-ref",
+                "HEAD~1",
+                "--to-ref",
+                "HEAD",
+                "--baseline",
+                "--repeats",
+                str(args.repeats),
+                timeout=args.timeout,
+            )
+            lines.append(
+                f"  with --baseline: exit {rc}, {seconds2:.0f} s (plain run {seconds:.0f} s), "
+                f"regressions {len(data.get('regressions', []))}"
+            )  # type: ignore[arg-type]
     (args.out / "summary.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0

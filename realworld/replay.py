@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The TileOPs configuration, appended to each state's pyproject.toml: one copy, in realworld/tileops.toml.
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tileops.toml'), encoding="utf-8") as _f:
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tileops.toml"), encoding="utf-8") as _f:
     CONFIG = "\n" + _f.read()
 BENCH_PREFIXES = ("benchmarks/", "top/benchmarks/")
 CTOR_PREFIXES = ("tileops/ops/", "src/tileops/ops/", "top/ops/", "workloads/", "tests/")
@@ -61,6 +61,7 @@ def show(repo: str, rev: str, path: str) -> str | None:
 
 # -- which commits changed a constructor -------------------------------------------------------
 
+
 def _ctors(text: str | None) -> dict[str, str]:
     """class name -> its `__init__` argument list as text (ast.dump), for classes that define one."""
     if text is None:
@@ -72,7 +73,9 @@ def _ctors(text: str | None) -> dict[str, str]:
     out: dict[str, str] = {}
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
-            init = next((b for b in node.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+            init = next(
+                (b for b in node.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None
+            )
             out[node.name] = ast.dump(init.args) if init is not None else "-"
     return out
 
@@ -112,6 +115,7 @@ def ctor_commits(repo: str, limit: int | None) -> list[tuple[str, str, str]]:
 
 
 # -- calls and what they bind ------------------------------------------------------------------
+
 
 @dataclass
 class Call:
@@ -168,14 +172,27 @@ def _sig_from(text: str | None) -> inspect.Signature | None:
     pos = [*a.posonlyargs, *a.args]
     defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
     for i, arg in enumerate(pos):
-        kind = inspect.Parameter.POSITIONAL_ONLY if i < len(a.posonlyargs) else inspect.Parameter.POSITIONAL_OR_KEYWORD
+        kind = (
+            inspect.Parameter.POSITIONAL_ONLY
+            if i < len(a.posonlyargs)
+            else inspect.Parameter.POSITIONAL_OR_KEYWORD
+        )
         d = defaults[i]
-        params.append(inspect.Parameter(arg.arg, kind, default=ast.unparse(d) if d is not None else inspect.Parameter.empty))
+        params.append(
+            inspect.Parameter(
+                arg.arg, kind, default=ast.unparse(d) if d is not None else inspect.Parameter.empty
+            )
+        )
     if a.vararg:
         params.append(inspect.Parameter(a.vararg.arg, inspect.Parameter.VAR_POSITIONAL))
     for arg, d in zip(a.kwonlyargs, a.kw_defaults):
-        params.append(inspect.Parameter(arg.arg, inspect.Parameter.KEYWORD_ONLY,
-                                        default=ast.unparse(d) if d is not None else inspect.Parameter.empty))
+        params.append(
+            inspect.Parameter(
+                arg.arg,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=ast.unparse(d) if d is not None else inspect.Parameter.empty,
+            )
+        )
     if a.kwarg:
         params.append(inspect.Parameter(a.kwarg.arg, inspect.Parameter.VAR_KEYWORD))
     try:
@@ -186,10 +203,17 @@ def _sig_from(text: str | None) -> inspect.Signature | None:
 
 def binding(call: ast.Call, sig: inspect.Signature | None) -> dict[str, str] | None:
     """parameter -> argument source, without arguments equal to the parameter's default; None: can't bind."""
-    if sig is None or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+    if (
+        sig is None
+        or any(isinstance(a, ast.Starred) for a in call.args)
+        or any(k.arg is None for k in call.keywords)
+    ):
         return None
     try:
-        b = sig.bind(*[ast.unparse(a) for a in call.args], **{k.arg: ast.unparse(k.value) for k in call.keywords if k.arg})
+        b = sig.bind(
+            *[ast.unparse(a) for a in call.args],
+            **{k.arg: ast.unparse(k.value) for k in call.keywords if k.arg},
+        )
     except TypeError:
         return None
     out: dict[str, str] = {}
@@ -214,6 +238,7 @@ def _values(call: ast.Call) -> set[str]:
 
 # -- one commit --------------------------------------------------------------------------------
 
+
 @dataclass
 class Tally:
     same: int = 0
@@ -231,8 +256,20 @@ class Tally:
     lines: list[str] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
-        for k in ("same", "different", "meaning", "reported", "to_run", "missed", "unwanted", "nonmechanical", "optional",
-                  "renames_followed", "renames_engineers", "renames_reported"):
+        for k in (
+            "same",
+            "different",
+            "meaning",
+            "reported",
+            "to_run",
+            "missed",
+            "unwanted",
+            "nonmechanical",
+            "optional",
+            "renames_followed",
+            "renames_engineers",
+            "renames_reported",
+        ):
             setattr(self, k, getattr(self, k) + getattr(other, k))
 
 
@@ -240,8 +277,12 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
     t = Tally()
     git(clone, "checkout", "-q", "-f", "--detach", sha)
     git(clone, "clean", "-q", "-fdx")
-    bench_files = [ln.split("\t") for ln in git(clone, "diff", "--name-status", "-M", parent, sha).splitlines()]
-    pairs: list[tuple[str, str]] = []  # (path at parent, path at commit) of benchmark files the engineers edited
+    bench_files = [
+        ln.split("\t") for ln in git(clone, "diff", "--name-status", "-M", parent, sha).splitlines()
+    ]
+    pairs: list[
+        tuple[str, str]
+    ] = []  # (path at parent, path at commit) of benchmark files the engineers edited
     for t_ in bench_files:
         status, old_path, new_path = t_[0], t_[1], t_[-1]
         if not new_path.startswith(BENCH_PREFIXES) or not new_path.endswith(".py") or status[0] in "AD":
@@ -256,8 +297,14 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
     report = os.path.join(tempfile.mkdtemp(prefix="replay-"), "fix.json")
     start = time.monotonic()
     try:
-        p = subprocess.run([bench_op, "fix", "--from-ref", parent, "--to-ref", sha, "--json", report], cwd=clone,
-                           capture_output=True, text=True, timeout=timeout, check=False)
+        p = subprocess.run(
+            [bench_op, "fix", "--from-ref", parent, "--to-ref", sha, "--json", report],
+            cwd=clone,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
         rc = p.returncode
     except subprocess.TimeoutExpired:
         t.lines.append(f"  bench-op fix timed out after {timeout:.0f} s")
@@ -267,8 +314,10 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
     if os.path.exists(report):
         with open(report) as f:
             data = json.load(f)
-    t.lines.append(f"  bench-op fix: exit {rc}, {took:.1f} s, {len(data.get('changes', []))} changes, "
-                   f"{len(data.get('findings', []))} findings")
+    t.lines.append(
+        f"  bench-op fix: exit {rc}, {took:.1f} s, {len(data.get('changes', []))} changes, "
+        f"{len(data.get('findings', []))} findings"
+    )
     if rc == 3:
         t.lines.append("  " + (p.stdout + p.stderr).strip().splitlines()[-1])
     sigs: dict[str, inspect.Signature | None] = {}
@@ -289,9 +338,14 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
             rename[old] = new
     # Classes the engineers renamed: every old name they replaced with a new one in the benchmarks.
     findings = data.get("findings", [])
-    reported_lines = {(f["path"], f["line"]) for f in findings
-                      if not f.get("fixed") and f.get("status") not in ("ok", "default", "unknown")}
-    run_lines = {(f["path"], f["line"]) for f in findings if not f.get("fixed") and f.get("status") == "unknown"}
+    reported_lines = {
+        (f["path"], f["line"])
+        for f in findings
+        if not f.get("fixed") and f.get("status") not in ("ok", "default", "unknown")
+    }
+    run_lines = {
+        (f["path"], f["line"]) for f in findings if not f.get("fixed") and f.get("status") == "unknown"
+    }
     lib_before, lib_after = _library_classes(clone, parent), _library_classes(clone, sha)
     for old_path, new_path in pairs:
         before = show(clone, parent, old_path)
@@ -300,15 +354,25 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
             ours = f.read()
         all_names = names | _class_like(before) | _class_like(eng)
         for o_name, n_name in _renamed_names(before, eng):
-            if (o_name not in lib_before or o_name in lib_after or n_name not in lib_after or n_name in lib_before
-                    or re.search(rf"^class {o_name}\b", before or "", re.MULTILINE)):
+            if (
+                o_name not in lib_before
+                or o_name in lib_after
+                or n_name not in lib_after
+                or n_name in lib_before
+                or re.search(rf"^class {o_name}\b", before or "", re.MULTILINE)
+            ):
                 continue  # not a library class renamed (a benchmark's own class, a base swapped, a merge)
             t.renames_engineers += 1
             words = _code_names(ours)
             if n_name in words and o_name not in words:
                 t.renames_followed += 1
-            elif any(f["path"] == new_path and not f.get("fixed") and f.get("status") not in ("ok", "default", "unknown")
-                     and o_name in f.get("call", "") for f in findings):
+            elif any(
+                f["path"] == new_path
+                and not f.get("fixed")
+                and f.get("status") not in ("ok", "default", "unknown")
+                and o_name in f.get("call", "")
+                for f in findings
+            ):
                 t.renames_reported += 1  # left for a hand edit, with the reason (a choice with no home, ...)
                 t.lines.append(f"  rename reported: {new_path}: {o_name} -> {n_name}")
             else:
@@ -334,48 +398,72 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
                 # Mechanical: every value the engineers pass was passed before, or is a variable at hand,
                 # and every parameter both signatures have keeps its value (tune=tune -> tune=True, or
                 # dropping tune=tune, changes what is measured: the engineers' choice, not a fix).
-                # Classes bench-op reports no change for: their signatures from a quick ast read of both commits.
+                # Classes bench-op reports no change for: their signatures from a quick ast read of both
+                # commits.
                 sig_old = old_sigs.get(o.name) or _ast_sig(clone, parent, o.name)
                 sig_n = sig or _ast_sig(clone, sha, e.name)
                 bo, bo_new, be = binding(o.node, sig_old), binding(o.node, sig_n), binding(e.node, sig_n)
                 shared = set(sig_old.parameters) & set(sig_n.parameters) if sig_old and sig_n else set()
-                splats = sum(isinstance(a, ast.Starred) for a in e.node.args) + sum(k.arg is None for k in e.node.keywords)
-                old_splats = sum(isinstance(a, ast.Starred) for a in o.node.args) + sum(k.arg is None for k in o.node.keywords)
+                splats = sum(isinstance(a, ast.Starred) for a in e.node.args) + sum(
+                    k.arg is None for k in e.node.keywords
+                )
+                old_splats = sum(isinstance(a, ast.Starred) for a in o.node.args) + sum(
+                    k.arg is None for k in o.node.keywords
+                )
                 if e.name == o.name and (
-                        splats > old_splats
-                        or any(not _IDENT.fullmatch(v) or v in ("True", "False", "None") or v not in before_names
-                            for v in _values(e.node) - _values(o.node))
-                        or (bo is not None and be is not None and any(bo.get(k) != be.get(k) for k in shared))):
+                    splats > old_splats
+                    or any(
+                        not _IDENT.fullmatch(v) or v in ("True", "False", "None") or v not in before_names
+                        for v in _values(e.node) - _values(o.node)
+                    )
+                    or (bo is not None and be is not None and any(bo.get(k) != be.get(k) for k in shared))
+                ):
                     t.nonmechanical += 1
                     continue
                 if e.name == o.name and bo is not None and bo == bo_new:
                     t.optional += 1  # the old call still binds with the same meaning: a clean-up, not a fix
                     continue
                 if not ours_changed:
+
                     def hit(lines: set[tuple[str, int]], o: Call = o, path: str = new_path) -> bool:
-                        return any(p_ == path and o.node.lineno <= ln <= (o.node.end_lineno or o.node.lineno)
-                                   for p_, ln in lines)
+                        return any(
+                            p_ == path and o.node.lineno <= ln <= (o.node.end_lineno or o.node.lineno)
+                            for p_, ln in lines
+                        )
+
                     if hit(run_lines):
                         t.to_run += 1
-                        t.lines.append(f"  left to the run: {new_path}:{o.node.lineno} {o.text} (engineers: {e.text})")
+                        t.lines.append(
+                            f"  left to the run: {new_path}:{o.node.lineno} {o.text} (engineers: {e.text})"
+                        )
                     elif hit(reported_lines):
                         t.reported += 1
-                        t.lines.append(f"  reported: {new_path}:{o.node.lineno} {o.text} (engineers: {e.text})")
+                        t.lines.append(
+                            f"  reported: {new_path}:{o.node.lineno} {o.text} (engineers: {e.text})"
+                        )
                     else:
                         t.missed += 1
                         t.lines.append(f"  missed: {new_path}:{o.node.lineno} {o.text} (engineers: {e.text})")
                     continue
                 be, bu = binding(e.node, sig), binding(u.node, sig)
-                if (be is not None and be == bu and e.name == u.name) or _norm(ast.unparse(e.node)) == _norm(ast.unparse(u.node)):
+                if (be is not None and be == bu and e.name == u.name) or _norm(ast.unparse(e.node)) == _norm(
+                    ast.unparse(u.node)
+                ):
                     t.same += 1
                     continue
                 t.different += 1
-                differs = be is None or bu is None or any(be.get(k) != v for k, v in bu.items()) or any(
-                    k not in bu for k in be)
+                differs = (
+                    be is None
+                    or bu is None
+                    or any(be.get(k) != v for k, v in bu.items())
+                    or any(k not in bu for k in be)
+                )
                 if differs and e.name == u.name:
                     t.meaning += 1
-                t.lines.append(f"  different{' (meaning differs)' if differs else ''}: {new_path}:{o.node.lineno} "
-                               f"{o.text}\n      engineers: {e.text}\n      bench-op:  {u.text}")
+                t.lines.append(
+                    f"  different{' (meaning differs)' if differs else ''}: {new_path}:{o.node.lineno} "
+                    f"{o.text}\n      engineers: {e.text}\n      bench-op:  {u.text}"
+                )
     return t
 
 
@@ -383,9 +471,21 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _ast_sig(repo: str, rev: str, name: str) -> inspect.Signature | None:
-    """The constructor of top-level class `name` (its own `__init__`, without self) at `rev`, read with ast."""
-    hits = git(repo, "grep", "-l", "-E", rf"^class {name}\b", rev, "--", "*.py",
-               *[f":!{p}" for p in BENCH_PREFIXES], check=False).split()
+    """The constructor of top-level class `name` (its own
+    `__init__`, without self) at `rev`, read with ast.
+    """
+    hits = git(
+        repo,
+        "grep",
+        "-l",
+        "-E",
+        rf"^class {name}\b",
+        rev,
+        "--",
+        "*.py",
+        *[f":!{p}" for p in BENCH_PREFIXES],
+        check=False,
+    ).split()
     for hit in hits:
         text = show(repo, rev, hit.split(":", 1)[1])
         try:
@@ -394,7 +494,9 @@ def _ast_sig(repo: str, rev: str, name: str) -> inspect.Signature | None:
             continue
         for node in tree.body:
             if isinstance(node, ast.ClassDef) and node.name == name:
-                init = next((b for b in node.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+                init = next(
+                    (b for b in node.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None
+                )
                 if init is None:
                     return None
                 full = _sig_from(f"({ast.unparse(init.args)})")
@@ -406,18 +508,32 @@ def _ast_sig(repo: str, rev: str, name: str) -> inspect.Signature | None:
 
 def _library_classes(repo: str, rev: str) -> set[str]:
     """Names of the top-level classes defined outside the benchmarks at `rev`."""
-    out = git(repo, "grep", "-h", "-o", "-E", r"^class [A-Za-z_][A-Za-z0-9_]*", rev, "--", "*.py",
-              *[f":!{p}" for p in BENCH_PREFIXES], check=False)
+    out = git(
+        repo,
+        "grep",
+        "-h",
+        "-o",
+        "-E",
+        r"^class [A-Za-z_][A-Za-z0-9_]*",
+        rev,
+        "--",
+        "*.py",
+        *[f":!{p}" for p in BENCH_PREFIXES],
+        check=False,
+    )
     return {line.split()[-1] for line in out.splitlines() if line.strip()}
 
 
 def _code_names(text: str) -> set[str]:
-    """Names in code, not in strings or comments (docstrings mention classes too; bench-op leaves prose alone)."""
+    """Names in code, not in strings or comments (docstrings mention classes too; bench-op leaves prose
+    alone)."""
     import io
     import tokenize
 
     try:
-        return {t.string for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.NAME}
+        return {
+            t.string for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.NAME
+        }
     except (tokenize.TokenError, SyntaxError):
         return set(_IDENT.findall(text))
 
@@ -430,8 +546,11 @@ def _renamed_names(before: str | None, after: str | None) -> set[tuple[str, str]
     from benchop_hook.analysis.renames import substitutions
 
     wb, wa = _code_names(before), _code_names(after)
-    return {(o, n) for o, n in substitutions(before, after)
-            if o[:1].isupper() and n[:1].isupper() and o not in wa and n not in wb}
+    return {
+        (o, n)
+        for o, n in substitutions(before, after)
+        if o[:1].isupper() and n[:1].isupper() and o not in wa and n not in wb
+    }
 
 
 def _class_like(text: str | None) -> set[str]:
@@ -476,7 +595,10 @@ def main(argv: Iterable[str] | None = None) -> int:
     ap.add_argument("--commits", nargs="*", help="replay these commits instead of searching history")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "replay.txt"))
     ap.add_argument("--timeout", type=float, default=600.0)
-    ap.add_argument("--bench-op", default=shutil.which("bench-op") or os.path.join(os.path.dirname(sys.executable), "bench-op"))
+    ap.add_argument(
+        "--bench-op",
+        default=shutil.which("bench-op") or os.path.join(os.path.dirname(sys.executable), "bench-op"),
+    )
     args = ap.parse_args(list(argv) if argv is not None else None)
     scratch = tempfile.mkdtemp(prefix="replay-clone-")
     clone = os.path.join(scratch, "tileops")
@@ -490,31 +612,52 @@ def main(argv: Iterable[str] | None = None) -> int:
     else:
         todo = ctor_commits(clone, args.max_commits)
     total = Tally()
-    lines = [f"bench-op replay of {len(todo)} TileOPs commits ({args.clone})", "",
-             *_DEFINITIONS.splitlines(), ""]
+    lines = [
+        f"bench-op replay of {len(todo)} TileOPs commits ({args.clone})",
+        "",
+        *_DEFINITIONS.splitlines(),
+        "",
+    ]
     for sha, parent, subject in todo:
         t = replay(clone, sha, parent, args.bench_op, args.timeout)
         total.add(t)
         lines.append(f"{sha[:10]} {subject}")
-        lines.append(f"  same {t.same}, different {t.different} (meaning differs {t.meaning}), reported {t.reported}, "
-                     f"left to the run {t.to_run}, missed {t.missed}, unwanted {t.unwanted}, renames followed {t.renames_followed}/{t.renames_engineers}")
+        lines.append(
+            f"  same {t.same}, different {t.different} (meaning differs {t.meaning}), reported {t.reported}, "
+            f"left to the run {t.to_run}, missed {t.missed}, unwanted {t.unwanted}, renames followed "
+            f"{t.renames_followed}/{t.renames_engineers}"
+        )
         lines.extend(t.lines)
-        print("\n".join(lines[-(len(t.lines) + 2):]), flush=True)
+        print("\n".join(lines[-(len(t.lines) + 2) :]), flush=True)
     mech = total.same + total.different + total.reported + total.to_run + total.missed
     pct = 100.0 * total.same / mech if mech else 100.0
     static = mech - total.to_run
     pct_static = 100.0 * total.same / static if static else 100.0
-    lines += ["", "summary:",
-              (f"  calls the engineers fixed mechanically: {mech}; fixed the same way by the static pass: {total.same} "
-               f"({pct:.1f}%; {pct_static:.1f}% of the {static} not left to the run)"),
-              (f"  different: {total.different} (meaning differs: {total.meaning}); reported: {total.reported}; "
-               f"left to the run (an opaque *args/**kwargs splat): {total.to_run}; "
-               f"missed: {total.missed}; unwanted rewrites: {total.unwanted}"),
-              (f"  renames the engineers followed: {total.renames_engineers}; followed by bench-op: {total.renames_followed}; "
-               f"reported for a hand edit: {total.renames_reported}"),
-              f"  calls the engineers changed beyond moving arguments (not counted): {total.nonmechanical}",
-              ("  calls the engineers tidied that still bound with the same meaning, or whose class's constructor "
-               f"did not change in that commit (not counted): {total.optional}")]
+    lines += [
+        "",
+        "summary:",
+        (
+            f"  calls the engineers fixed mechanically: {mech}; fixed the same way by the static pass: "
+            f"{total.same} "
+            f"({pct:.1f}%; {pct_static:.1f}% of the {static} not left to the run)"
+        ),
+        (
+            f"  different: {total.different} (meaning differs: {total.meaning}); reported: {total.reported}; "
+            f"left to the run (an opaque *args/**kwargs splat): {total.to_run}; "
+            f"missed: {total.missed}; unwanted rewrites: {total.unwanted}"
+        ),
+        (
+            f"  renames the engineers followed: {total.renames_engineers}; followed by bench-op: "
+            f"{total.renames_followed}; "
+            f"reported for a hand edit: {total.renames_reported}"
+        ),
+        f"  calls the engineers changed beyond moving arguments (not counted): {total.nonmechanical}",
+        (
+            "  calls the engineers tidied that still bound with the same meaning, or whose class's "
+            "constructor "
+            f"did not change in that commit (not counted): {total.optional}"
+        ),
+    ]
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")

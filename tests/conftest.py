@@ -81,17 +81,29 @@ class Repo:
     def log(self, fmt: str = "%s") -> list[str]:
         return self.git("log", f"--format={fmt}").splitlines()
 
-    def bench_op(self, *args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    def bench_op(
+        self, *args: str, env: dict[str, str] | None = None, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
         e = dict(os.environ)
         e.update(env or {})
-        return subprocess.run([sys.executable, "-m", "benchop_hook", *args], cwd=self.path, capture_output=True,
-                              text=True, env=e, timeout=timeout)
+        return subprocess.run(
+            [sys.executable, "-m", "benchop_hook", *args],
+            cwd=self.path,
+            capture_output=True,
+            text=True,
+            env=e,
+            timeout=timeout,
+        )
 
     def snapshot(self) -> dict[str, bytes]:
         """Every file outside .git, byte for byte."""
         out = {}
         for p in sorted(self.path.rglob("*")):
-            if ".git" in p.relative_to(self.path).parts or "__pycache__" in p.parts or ".pytest_cache" in p.parts:
+            if (
+                ".git" in p.relative_to(self.path).parts
+                or "__pycache__" in p.parts
+                or ".pytest_cache" in p.parts
+            ):
                 continue
             if p.is_file():
                 out[str(p.relative_to(self.path))] = p.read_bytes()
@@ -102,7 +114,9 @@ def make_repo(dest: Path, *, python: str | None = sys.executable) -> Repo:
     shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
     repo = Repo(dest)
     if python:
-        text = repo.read("pyproject.toml").replace("[tool.bench-op]\n", f"[tool.bench-op]\npython = {python!r}\n")
+        text = repo.read("pyproject.toml").replace(
+            "[tool.bench-op]\n", f"[tool.bench-op]\npython = {python!r}\n"
+        )
         repo.write("pyproject.toml", text)
     (dest / ".gitignore").write_text("__pycache__/\n.pytest_cache/\n")
     repo.git("init", "-q", "-b", "main")
@@ -122,7 +136,9 @@ REDUCTION_N_DIM = (CHANGE / "src/minitile/ops/reduction.py").read_text()
 
 
 def reduction_change(repo: Repo, *, update_tests: bool = True) -> None:
-    """ReduceOp(M, N, dtype, tune=False) -> ReduceOp(N, dtype, dim=-1, *, tune=False), for the whole family."""
+    """ReduceOp(M, N, dtype, tune=False) -> ReduceOp(N, dtype,
+    dim=-1, *, tune=False), for the whole family.
+    """
     repo.write("src/minitile/ops/reduction.py", REDUCTION_N_DIM)
     if update_tests:
         repo.write("tests/ops/test_reduction.py", (CHANGE / "tests/ops/test_reduction.py").read_text())

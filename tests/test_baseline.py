@@ -1,4 +1,5 @@
-"""Old and new numbers side by side (issue 14): real git repositories on the fixture library, real pytest runs,
+"""Old and new numbers side by side (issue 14): real git repositories on the fixture library, real pytest
+runs,
 a real temporary worktree at the parent, real git notes."""
 
 from __future__ import annotations
@@ -29,24 +30,35 @@ SLEEP = "    def forward(self, x):\n        time.sleep(0.001)\n"
 
 def steady(repo: Repo) -> None:
     """The parent: the fixture's reductions made steady; regressions judged at 25%."""
-    text = repo.read("src/minitile/ops/reduction.py").replace("import torch\n", "import time\n\nimport torch\n", 1)
+    text = repo.read("src/minitile/ops/reduction.py").replace(
+        "import torch\n", "import time\n\nimport torch\n", 1
+    )
     repo.write("src/minitile/ops/reduction.py", text.replace("    def forward(self, x):\n", SLEEP, 1))
     repo.replace("pyproject.toml", "timeout = 300", "timeout = 300\nregression-threshold = 0.25")
     repo.commit("reduce: steady timings")
 
 
 def new_reduction(*, slow_sum: bool) -> str:
-    text = REDUCTION_N_DIM.replace("import torch\n", "import time\n\nimport torch\n", 1).replace("    def forward(self, x):\n", SLEEP, 1)
+    text = REDUCTION_N_DIM.replace("import torch\n", "import time\n\nimport torch\n", 1).replace(
+        "    def forward(self, x):\n", SLEEP, 1
+    )
     if slow_sum:
-        text = text.replace("        return x.sum(dim=self.dim)\n",
-                            "        time.sleep(0.004)  # the new kernel is slower\n        return x.sum(dim=self.dim)\n")
+        text = text.replace(
+            "        return x.sum(dim=self.dim)\n",
+            "        time.sleep(0.004)  # the new kernel is slower\n        return x.sum(dim=self.dim)\n",
+        )
     return text
 
 
 def op_change(repo: Repo, *, slow_sum: bool) -> None:
     """ReduceOp(M, N, dtype, tune=False) -> ReduceOp(N, dtype, dim=-1, *, tune=False), committed."""
     repo.write("src/minitile/ops/reduction.py", new_reduction(slow_sum=slow_sum))
-    repo.write("tests/ops/test_reduction.py", (Path(__file__).parent.parent / "examples/reduce-rows-from-input/tests/ops/test_reduction.py").read_text())
+    repo.write(
+        "tests/ops/test_reduction.py",
+        (
+            Path(__file__).parent.parent / "examples/reduce-rows-from-input/tests/ops/test_reduction.py"
+        ).read_text(),
+    )
     repo.commit("reduce: rows come from the input")
 
 
@@ -54,7 +66,9 @@ def run(repo: Repo, tmp_path: Path, *args: str) -> tuple[subprocess.CompletedPro
     out = tmp_path / "run.json"
     if out.exists():
         out.unlink()
-    r = repo.bench_op("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--json", str(out), *args, env=FAST_ENV)
+    r = repo.bench_op(
+        "run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--json", str(out), *args, env=FAST_ENV
+    )
     return r, json.loads(out.read_text()) if out.exists() else {}
 
 
@@ -68,7 +82,9 @@ def test_slower_kernel_is_a_regression_against_a_run_at_the_parent(repo: Repo, t
     # The user's work around the run: a stash, an unstaged edit, an untracked file.
     repo.write("benchmarks/ops/bench_norm.py", repo.read("benchmarks/ops/bench_norm.py") + "# stashed\n")
     repo.git("stash", "-q")
-    repo.write("benchmarks/ops/bench_norm.py", repo.read("benchmarks/ops/bench_norm.py") + "# my unstaged note\n")
+    repo.write(
+        "benchmarks/ops/bench_norm.py", repo.read("benchmarks/ops/bench_norm.py") + "# my unstaged note\n"
+    )
     repo.write("scratch.txt", "untracked\n")
     stash = repo.git("stash", "list", "--format=%H")
     user_bytes = (repo.path / "benchmarks/ops/bench_norm.py").read_bytes()
@@ -125,7 +141,8 @@ def test_slower_kernel_is_a_regression_against_a_run_at_the_parent(repo: Repo, t
 
 def test_notes_are_the_baseline_without_a_rerun_and_history(repo: Repo, tmp_path: Path) -> None:
     steady(repo)
-    # First change: same speed. Compared with a run at the parent (once), nothing is reported; the numbers are recorded.
+    # First change: same speed. Compared with a run at the parent (once), nothing is reported; the numbers are
+    # recorded.
     op_change(repo, slow_sum=False)
     r, data = run(repo, tmp_path, "--baseline", "--repeats", "1")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -135,9 +152,15 @@ def test_notes_are_the_baseline_without_a_rerun_and_history(repo: Repo, tmp_path
     assert "recorded" in r.stdout and notes.read_note(str(repo.path), first)
 
     # Second change: dtype becomes keyword-only and the sum kernel gets slower; fail-on-regression is on.
-    repo.replace("pyproject.toml", "regression-threshold = 0.25", "regression-threshold = 0.25\nfail-on-regression = true")
-    text = new_reduction(slow_sum=True).replace("def __init__(self, N, dtype, dim=-1, *, tune=False):",
-                                                "def __init__(self, N, *, dtype, dim=-1, tune=False):")
+    repo.replace(
+        "pyproject.toml",
+        "regression-threshold = 0.25",
+        "regression-threshold = 0.25\nfail-on-regression = true",
+    )
+    text = new_reduction(slow_sum=True).replace(
+        "def __init__(self, N, dtype, dim=-1, *, tune=False):",
+        "def __init__(self, N, *, dtype, dim=-1, tune=False):",
+    )
     repo.write("src/minitile/ops/reduction.py", text)
     repo.commit("reduce: dtype is keyword-only")
     r, data = run(repo, tmp_path, "--baseline")
@@ -153,7 +176,7 @@ def test_notes_are_the_baseline_without_a_rerun_and_history(repo: Repo, tmp_path
     h = repo.bench_op("history", BENCH_RED)
     assert h.returncode == 0, h.stderr
     lines = h.stdout.splitlines()
-    block = lines[lines.index(f"{SUM}[64-256]:"):]
+    block = lines[lines.index(f"{SUM}[64-256]:") :]
     rows = [ln for ln in block[2:] if ln.startswith("  ") and not ln.startswith("   ")][:3]
     assert rows[0].split()[0] == repo.head()[:12] and rows[1].split()[0] == first[:12]
     assert "+" in rows[0].split()[-1]  # slower than the commit before it
@@ -168,25 +191,66 @@ def test_notes_are_the_baseline_without_a_rerun_and_history(repo: Repo, tmp_path
 
 
 def test_plot_without_matplotlib_is_one_sentence(repo: Repo) -> None:
-    code = ("import sys; sys.modules['matplotlib'] = None\n"
-            "from benchop_hook.cli import main\nraise SystemExit(main(sys.argv[1:]))")
-    repo.git("notes", "--ref=bench-op", "add", "-m", json.dumps({"bench-op": 1, "runs": [
-        {"device": "cpu", "torch": "2", "python": "py", "numbers": {f"{SUM}[1-2]": [{"name": "latency_ms", "value": 1.0, "unit": "ms"}]}}]}))
-    r = subprocess.run([sys.executable, "-c", code, "history", "--plot", "x.png"], check=False, cwd=repo.path, capture_output=True, text=True)
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "from benchop_hook.cli import main\nraise SystemExit(main(sys.argv[1:]))"
+    )
+    repo.git(
+        "notes",
+        "--ref=bench-op",
+        "add",
+        "-m",
+        json.dumps(
+            {
+                "bench-op": 1,
+                "runs": [
+                    {
+                        "device": "cpu",
+                        "torch": "2",
+                        "python": "py",
+                        "numbers": {f"{SUM}[1-2]": [{"name": "latency_ms", "value": 1.0, "unit": "ms"}]},
+                    }
+                ],
+            }
+        ),
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code, "history", "--plot", "x.png"],
+        check=False,
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "matplotlib" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_compare_and_merge_are_pure() -> None:
-    new = {("f::a", "latency"): [(2.0, "ms")], ("f::b", "latency"): [(1.0, "ms")], ("f::c", "tflops"): [(0.5, "TFLOPS")]}
-    old = {("f::a", "latency"): [(1000.0, "us")], ("f::c", "tflops"): [(1.0, "TFLOPS")], ("f::d", "latency"): [(1.0, "ms")]}
+    new = {
+        ("f::a", "latency"): [(2.0, "ms")],
+        ("f::b", "latency"): [(1.0, "ms")],
+        ("f::c", "tflops"): [(0.5, "TFLOPS")],
+    }
+    old = {
+        ("f::a", "latency"): [(1000.0, "us")],
+        ("f::c", "tflops"): [(1.0, "TFLOPS")],
+        ("f::d", "latency"): [(1.0, "ms")],
+    }
     ds = {(d.nodeid, d.name): d for d in compare(new, old, threshold=0.1, repeated=False)}
-    assert ds[("f::a", "latency")].change == pytest.approx(1.0) and ds[("f::a", "latency")].verdict == "regression"
+    assert (
+        ds[("f::a", "latency")].change == pytest.approx(1.0)
+        and ds[("f::a", "latency")].verdict == "regression"
+    )
     assert ds[("f::b", "latency")].verdict == "new-case" and ds[("f::d", "latency")].verdict == "gone"
-    assert ds[("f::c", "tflops")].change == pytest.approx(-0.5) and ds[("f::c", "tflops")].verdict == "regression"
+    assert (
+        ds[("f::c", "tflops")].change == pytest.approx(-0.5)
+        and ds[("f::c", "tflops")].verdict == "regression"
+    )
     assert judge(-0.3, "ms", 0.1, None) == "improvement" and judge(0.05, "ms", 0.1, None) == "same"
     assert judge(0.3, "ms", 0.1, 0.4) == "noise" and judge(0.3, "widgets", 0.1, None) == "changed"
-    a = notes.Run("cpu", "2", "py", (notes.Measure("f::a", "t", 1.0, "ms"), notes.Measure("f::b", "t", 2.0, "ms")))
+    a = notes.Run(
+        "cpu", "2", "py", (notes.Measure("f::a", "t", 1.0, "ms"), notes.Measure("f::b", "t", 2.0, "ms"))
+    )
     b = notes.Run("cpu", "2", "py", (notes.Measure("f::a", "t", 3.0, "ms"),))
     gpu = notes.Run("H200", "2", "py", (notes.Measure("f::a", "t", 0.1, "ms"),))
     merged = notes.merge(notes.merge([a], gpu), b)
@@ -194,7 +258,11 @@ def test_compare_and_merge_are_pure() -> None:
     latest = notes.latest(merged, "cpu")
     assert latest["f::a"][0].value == 3.0 and latest["f::b"][0].value == 2.0  # other node ids kept
     assert notes.latest(merged, "H200")["f::a"][0].value == 0.1
-    assert selects("p.py::t[1]", "p.py") and selects("p.py::t[1]", "p.py::t") and not selects("p.py::tt", "p.py::t")
+    assert (
+        selects("p.py::t[1]", "p.py")
+        and selects("p.py::t[1]", "p.py::t")
+        and not selects("p.py::tt", "p.py::t")
+    )
 
 
 def test_editable_install_still_measures_the_parent(repo: Repo, tmp_path: Path) -> None:
@@ -208,7 +276,9 @@ def test_editable_install_still_measures_the_parent(repo: Repo, tmp_path: Path) 
     site = next(env_dir.glob("lib/python*/site-packages"))
     (site / "_editable_minitile.pth").write_text(f"{sysconfig.get_paths()['purelib']}\n{repo.path / 'src'}\n")
     repo.replace("pyproject.toml", 'pythonpath = ["src", "."]', 'pythonpath = ["."]')
-    repo.replace("pyproject.toml", f"python = {sys.executable!r}", f"python = {str(env_dir / 'bin' / 'python')!r}")
+    repo.replace(
+        "pyproject.toml", f"python = {sys.executable!r}", f"python = {str(env_dir / 'bin' / 'python')!r}"
+    )
     steady(repo)
     op_change(repo, slow_sum=True)
     r, data = run(repo, tmp_path, "--baseline", "--repeats", "1")
@@ -221,17 +291,38 @@ def test_interrupted_at_the_parent_removes_the_worktree(repo: Repo, tmp_path: Pa
     import signal
     import time
 
-    text = repo.read("src/minitile/ops/reduction.py").replace("import torch\n", "import time\n\nimport torch\n", 1)
-    repo.write("src/minitile/ops/reduction.py", text.replace("    def forward(self, x):\n",
-                                                             "    def forward(self, x):\n        time.sleep(0.2)\n", 1))
+    text = repo.read("src/minitile/ops/reduction.py").replace(
+        "import torch\n", "import time\n\nimport torch\n", 1
+    )
+    repo.write(
+        "src/minitile/ops/reduction.py",
+        text.replace(
+            "    def forward(self, x):\n", "    def forward(self, x):\n        time.sleep(0.2)\n", 1
+        ),
+    )
     repo.commit("reduce: a slow parent")
     op_change(repo, slow_sum=False)
     head, before = repo.head(), repo.snapshot()
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {**os.environ, **FAST_ENV, "TMPDIR": str(tmp)}
-    proc = subprocess.Popen([sys.executable, "-m", "benchop_hook", "run", "--baseline", "--from-ref", "HEAD~1",
-                             "--to-ref", "HEAD"], cwd=repo.path, env=env, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "benchop_hook",
+            "run",
+            "--baseline",
+            "--from-ref",
+            "HEAD~1",
+            "--to-ref",
+            "HEAD",
+        ],
+        cwd=repo.path,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     for line in proc.stdout:
         if "at the parent" in line and "temporary worktree" in line:

@@ -18,15 +18,23 @@ BENCH_GEMM = "benchmarks/ops/bench_gemm.py"
 
 
 def gemm_keyword_only(repo: Repo) -> None:
-    repo.replace("src/minitile/ops/gemm.py", "def __init__(self, M, N, K, dtype, trans_b=False):",
-                 "def __init__(self, M, N, K, *, dtype, trans_b=False):")
+    repo.replace(
+        "src/minitile/ops/gemm.py",
+        "def __init__(self, M, N, K, dtype, trans_b=False):",
+        "def __init__(self, M, N, K, *, dtype, trans_b=False):",
+    )
 
 
 def test_staged_is_an_explicit_flag(repo: Repo, tmp_path: Path) -> None:
     reduction_change(repo)
     repo.git("add", "-A")
-    r = repo.bench_op("check", "--staged", "--json", str(tmp_path / "c.json"),
-                      env={"PRE_COMMIT_FROM_REF": "HEAD", "PRE_COMMIT_TO_REF": "HEAD"})
+    r = repo.bench_op(
+        "check",
+        "--staged",
+        "--json",
+        str(tmp_path / "c.json"),
+        env={"PRE_COMMIT_FROM_REF": "HEAD", "PRE_COMMIT_TO_REF": "HEAD"},
+    )
     assert r.returncode == 1, r.stdout + r.stderr
     data = json.loads((tmp_path / "c.json").read_text())
     assert data["status"] == "broken" and data["target"]["mode"] == "staged"
@@ -52,24 +60,48 @@ def test_argument_errors_print_the_subcommands_usage(repo: Repo) -> None:
     assert "usage: bench-op check" in r.stderr and "unrecognized arguments: --no-such-flag" in r.stderr
 
 
-def test_only_the_named_command_is_built_and_every_other_form_still_parses(repo: Repo, tmp_path: Path) -> None:
+def test_only_the_named_command_is_built_and_every_other_form_still_parses(
+    repo: Repo, tmp_path: Path
+) -> None:
     """The parser builds just the named subcommand (the no-op hook builds one on every commit); an unknown
     command, `-C DIR` before the command, and the top-level help still see all of them."""
     r = repo.bench_op("nosuch")
     assert r.returncode == 2 and "invalid choice: 'nosuch'" in r.stderr
-    assert all(c in r.stderr for c in ("check", "fix", "run", "hook", "history", "install", "uninstall")), r.stderr
+    assert all(c in r.stderr for c in ("check", "fix", "run", "hook", "history", "install", "uninstall")), (
+        r.stderr
+    )
     top = repo.bench_op("--help")
     assert top.returncode == 0 and all(c in top.stdout for c in ("check", "history", "uninstall")), top.stdout
-    r = subprocess.run([sys.executable, "-m", "benchop_hook", "-C", str(repo.path), "hook", "--no-such-flag"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "benchop_hook", "-C", str(repo.path), "hook", "--no-such-flag"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "usage: bench-op hook" in r.stderr, r.stderr
-    r = subprocess.run([sys.executable, "-m", "benchop_hook", "-C", str(repo.path), "check", "--json", str(tmp_path / "c.json")],
-                       capture_output=True, text=True, env={**os.environ, "COLUMNS": "60"})
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchop_hook",
+            "-C",
+            str(repo.path),
+            "check",
+            "--json",
+            str(tmp_path / "c.json"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "60"},
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     widths = {}
     for columns in ("60", "200"):
-        h = subprocess.run([sys.executable, "-m", "benchop_hook", "fix", "--help"], capture_output=True, text=True,
-                           env={**os.environ, "COLUMNS": columns})
+        h = subprocess.run(
+            [sys.executable, "-m", "benchop_hook", "fix", "--help"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "COLUMNS": columns},
+        )
         assert h.returncode == 0 and "--diff" in h.stdout
         widths[columns] = max(len(line) for line in h.stdout.splitlines())
     assert widths["60"] < 70 < widths["200"], f"help wraps to $COLUMNS, as argparse's own does: {widths}"
@@ -78,8 +110,12 @@ def test_only_the_named_command_is_built_and_every_other_form_still_parses(repo:
 def test_check_without_commits_is_a_usage_situation(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path / "empty")], check=True)
     for cmd in ("check", "fix", "run"):
-        r = subprocess.run([sys.executable, "-m", "benchop_hook", cmd], cwd=tmp_path / "empty",
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "benchop_hook", cmd],
+            cwd=tmp_path / "empty",
+            capture_output=True,
+            text=True,
+        )
         assert r.returncode == 2, (cmd, r.stderr)
         assert "the repository has no commits yet" in r.stderr and r.stderr.count("\n") == 1
 

@@ -52,7 +52,11 @@ def test_bad_values_name_the_key(table, key) -> None:
 
 def test_unknown_key_is_a_warning_with_a_suggestion() -> None:
     c = from_table({"benchmark-path": ["b/*.py"]})
-    assert c.warnings and "'benchmark-path'" in c.warnings[0] and "did you mean 'benchmark-paths'" in c.warnings[0]
+    assert (
+        c.warnings
+        and "'benchmark-path'" in c.warnings[0]
+        and "did you mean 'benchmark-paths'" in c.warnings[0]
+    )
 
 
 @pytest.mark.parametrize("value, out", [("all", "all"), (2, "2"), ([0, 2, 5], "0,2,5"), ("0, 2,5", "0,2,5")])
@@ -77,5 +81,7 @@ def test_not_a_repository(tmp_path) -> None:
     import subprocess
     import sys
 
-    r = subprocess.run([sys.executable, "-m", "benchop_hook", "check"], cwd=tmp_path, capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "benchop_hook", "check"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert r.returncode == 2 and "not inside a git work tree" in r.stderr

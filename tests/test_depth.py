@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import Repo, reduction_change
 
-INDIRECT = '''import pytest
+INDIRECT = """import pytest
 import torch
 
 from benchmarks.benchmark import report, time_ms
@@ -56,7 +56,7 @@ def test_disagreeing_classes(record_property):
             continue
         op = cls(64, 256, torch.float32)
         report(record_property, "d", time_ms(op, randn(64, 256)))
-'''
+"""
 
 
 def test_indirect_construction_is_followed(repo: Repo) -> None:
@@ -66,18 +66,21 @@ def test_indirect_construction_is_followed(repo: Repo) -> None:
     repo.git("add", "-A")
     r = repo.bench_op("fix")
     text = repo.read("benchmarks/ops/bench_indirect.py")
-    assert "    op = op_cls(256, torch.float32)\n    x = randn(64, 256)\n    report(record_property, kind" in text
+    assert (
+        "    op = op_cls(256, torch.float32)\n    x = randn(64, 256)\n    report(record_property, kind"
+        in text
+    )
     assert "op = op_cls(256, dtype=torch.float32)" in text
     assert "op = cls(256, torch.float32)\n        report(record_property, cls.__name__" in text
     assert "return cls(N, dtype)" in text
     assert "[reached through dict]" in r.stdout and "[reached through parametrize]" in r.stdout
     assert "[reached through loop]" in r.stdout and "[reached through helper]" in r.stdout
     # SumFwdOp and GemmOp don't agree on one fix: reported, left as it was.
-    assert "op = cls(64, 256, torch.float32)\n        report(record_property, \"d\"" in text
+    assert 'op = cls(64, 256, torch.float32)\n        report(record_property, "d"' in text
     assert "don't agree on one fix" in r.stdout
 
 
-LITERAL_SPLAT = '''import torch
+LITERAL_SPLAT = """import torch
 
 from benchmarks.benchmark import report, time_ms
 from minitile.ops import SumFwdOp
@@ -93,7 +96,7 @@ def test_literal(record_property):
 def test_inline(record_property):
     op = SumFwdOp(**{"M": 64, "N": 256, "dtype": torch.float32})
     report(record_property, "s", time_ms(op, randn(64, 256)))
-'''
+"""
 
 
 def test_literal_splat_is_fixed_statically(repo: Repo, tmp_path: Path) -> None:
@@ -107,11 +110,13 @@ def test_literal_splat_is_fixed_statically(repo: Repo, tmp_path: Path) -> None:
     text = repo.read("benchmarks/ops/bench_literal.py")
     assert 'params = {"N": 256, "dtype": torch.float32}' in text
     assert 'op = SumFwdOp(**{"N": 256, "dtype": torch.float32})' in text
-    bench = next(b for b in json.loads(out.read_text())["benchmarks"] if b["path"] == "benchmarks/ops/bench_literal.py")
+    bench = next(
+        b for b in json.loads(out.read_text())["benchmarks"] if b["path"] == "benchmarks/ops/bench_literal.py"
+    )
     assert bench["iterations"] == 1
 
 
-RENAMED = '''from .op import Op
+RENAMED = """from .op import Op
 
 
 class SumFwdOp(Op):
@@ -120,15 +125,21 @@ class SumFwdOp(Op):
 
     def forward(self, x):
         return x.sum(dim=-1)
-'''
+"""
 
 
 def test_renamed_op_rewrites_imports_and_uses(repo: Repo) -> None:
     repo.write("src/minitile/ops/simple.py", RENAMED.replace("class SumFwdOp", "class SumOp"))
-    repo.write("benchmarks/ops/bench_simple.py", (
-        "import torch\nfrom minitile.ops.simple import SumOp\nfrom benchmarks.benchmark import report, time_ms\n"
-        "from workloads import randn\n\n\ndef test_simple(record_property):\n    op = SumOp(64, 256, torch.float32)\n"
-        "    report(record_property, 's', time_ms(op, randn(64, 256)))\n"))
+    repo.write(
+        "benchmarks/ops/bench_simple.py",
+        (
+            "import torch\nfrom minitile.ops.simple import SumOp\nfrom benchmarks.benchmark import report, "
+            "time_ms\n"
+            "from workloads import randn\n\n\ndef test_simple(record_property):\n    op = SumOp(64, 256, "
+            "torch.float32)\n"
+            "    report(record_property, 's', time_ms(op, randn(64, 256)))\n"
+        ),
+    )
     repo.commit("a simple op")
     repo.write("src/minitile/ops/simple.py", RENAMED)
     repo.git("add", "-A")
@@ -141,21 +152,34 @@ def test_renamed_op_rewrites_imports_and_uses(repo: Repo) -> None:
 
 def test_moved_op_rewrites_the_import_module(repo: Repo) -> None:
     repo.write("src/minitile/ops/simple.py", RENAMED)
-    repo.write("benchmarks/ops/bench_simple.py", (
-        "import torch\nfrom minitile.ops.simple import SumFwdOp\nfrom benchmarks.benchmark import report, time_ms\n"
-        "from workloads import randn\n\n\ndef test_simple(record_property):\n    op = SumFwdOp(64, 256, torch.float32)\n"
-        "    report(record_property, 's', time_ms(op, randn(64, 256)))\n"))
+    repo.write(
+        "benchmarks/ops/bench_simple.py",
+        (
+            "import torch\nfrom minitile.ops.simple import SumFwdOp\nfrom benchmarks.benchmark import "
+            "report, time_ms\n"
+            "from workloads import randn\n\n\ndef test_simple(record_property):\n    op = SumFwdOp(64, 256, "
+            "torch.float32)\n"
+            "    report(record_property, 's', time_ms(op, randn(64, 256)))\n"
+        ),
+    )
     repo.commit("a simple op")
     repo.git("mv", "src/minitile/ops/simple.py", "src/minitile/ops/reduction_simple.py")
     repo.git("add", "-A")
     repo.bench_op("fix")
-    assert "from minitile.ops.reduction_simple import SumFwdOp\n" in repo.read("benchmarks/ops/bench_simple.py")
+    assert "from minitile.ops.reduction_simple import SumFwdOp\n" in repo.read(
+        "benchmarks/ops/bench_simple.py"
+    )
 
 
 def test_removed_op_is_reported(repo: Repo) -> None:
     repo.write("src/minitile/ops/simple.py", RENAMED)
-    repo.write("benchmarks/ops/bench_simple.py", (
-        "import torch\nfrom minitile.ops.simple import SumFwdOp\n\n\ndef test_simple():\n    SumFwdOp(64, 256, torch.float32)\n"))
+    repo.write(
+        "benchmarks/ops/bench_simple.py",
+        (
+            "import torch\nfrom minitile.ops.simple import SumFwdOp\n\n\ndef test_simple():\n    "
+            "SumFwdOp(64, 256, torch.float32)\n"
+        ),
+    )
     repo.commit("a simple op")
     repo.write("src/minitile/ops/simple.py", "from .op import Op\n")
     repo.git("add", "-A")
@@ -166,25 +190,36 @@ def test_removed_op_is_reported(repo: Repo) -> None:
 
 
 def _default_change(repo: Repo) -> None:
-    repo.replace("src/minitile/ops/norm.py", "def __init__(self, M, hidden, dtype, eps=1e-6):",
-                 "def __init__(self, M, hidden, dtype, eps=1e-5):")
+    repo.replace(
+        "src/minitile/ops/norm.py",
+        "def __init__(self, M, hidden, dtype, eps=1e-6):",
+        "def __init__(self, M, hidden, dtype, eps=1e-5):",
+    )
 
 
 def test_changed_default_is_pinned(repo: Repo) -> None:
     _default_change(repo)
     repo.git("add", "-A")
     r = repo.bench_op("fix")
-    assert "op = RMSNormOp(M, hidden=hidden, dtype=torch.float32, eps=1e-6)" in repo.read("benchmarks/ops/bench_norm.py")
+    assert "op = RMSNormOp(M, hidden=hidden, dtype=torch.float32, eps=1e-6)" in repo.read(
+        "benchmarks/ops/bench_norm.py"
+    )
     assert "eps=1e-6 pinned" in r.stdout
 
 
 def test_changed_default_not_pinned_when_tests_adopt_it(repo: Repo) -> None:
     _default_change(repo)
-    repo.replace("tests/ops/test_norm.py", "op = RMSNormOp(4, 64, torch.float32, eps=1e-6)", "op = RMSNormOp(4, 64, torch.float32)")
+    repo.replace(
+        "tests/ops/test_norm.py",
+        "op = RMSNormOp(4, 64, torch.float32, eps=1e-6)",
+        "op = RMSNormOp(4, 64, torch.float32)",
+    )
     repo.replace("tests/ops/test_norm.py", "+ 1e-6)", "+ 1e-5)")
     repo.git("add", "-A")
     r = repo.bench_op("fix")
-    assert "op = RMSNormOp(M, hidden=hidden, dtype=torch.float32)" in repo.read("benchmarks/ops/bench_norm.py")
+    assert "op = RMSNormOp(M, hidden=hidden, dtype=torch.float32)" in repo.read(
+        "benchmarks/ops/bench_norm.py"
+    )
     assert "not pinned: the updated tests use the new default" in r.stdout
     assert r.returncode == 0
 
@@ -200,23 +235,34 @@ def test_pin_defaults_false(repo: Repo) -> None:
 
 
 def test_changed_forward_signature_reaches_calls_on_the_op(repo: Repo) -> None:
-    repo.replace("src/minitile/ops/norm.py", "    def forward(self, x, weight):", "    def forward(self, x, *, weight):")
+    repo.replace(
+        "src/minitile/ops/norm.py",
+        "    def forward(self, x, weight):",
+        "    def forward(self, x, *, weight):",
+    )
     repo.git("add", "-A")
     r = repo.bench_op("fix")
     assert "forward" in r.stdout
-    assert "ms = time_ms(op, x, w)" in repo.read("benchmarks/ops/bench_norm.py")  # passed through time_ms: not a call bench-op sees
+    assert "ms = time_ms(op, x, w)" in repo.read(
+        "benchmarks/ops/bench_norm.py"
+    )  # passed through time_ms: not a call bench-op sees
     repo.git("checkout", "--", "benchmarks")
-    repo.write("benchmarks/ops/bench_norm_direct.py", (
-        "import torch\nfrom minitile.ops import RMSNormOp\nfrom workloads import randn\n\n\n"
-        "def test_direct():\n    op = RMSNormOp(4, 64, torch.float32)\n    x, w = randn(4, 64), torch.ones(64)\n"
-        "    op(x, w)\n    op.forward(x, w)\n"))
+    repo.write(
+        "benchmarks/ops/bench_norm_direct.py",
+        (
+            "import torch\nfrom minitile.ops import RMSNormOp\nfrom workloads import randn\n\n\n"
+            "def test_direct():\n    op = RMSNormOp(4, 64, torch.float32)\n    x, w = randn(4, 64), "
+            "torch.ones(64)\n"
+            "    op(x, w)\n    op.forward(x, w)\n"
+        ),
+    )
     repo.git("add", "-A")
     repo.bench_op("fix")
     text = repo.read("benchmarks/ops/bench_norm_direct.py")
     assert "    op(x, weight=w)\n    op.forward(x, weight=w)\n" in text
 
 
-TWO_FUNCS = '''import torch
+TWO_FUNCS = """import torch
 
 from benchmarks.benchmark import report, time_ms
 from minitile.ops import GemmOp, SumFwdOp
@@ -230,7 +276,7 @@ def test_affected(record_property):
 
 def test_untouched(record_property):
     raise AssertionError("bench-op ran a function the change does not reach")
-'''
+"""
 
 
 def test_only_the_functions_that_build_a_changed_op_run(repo: Repo, tmp_path: Path) -> None:
@@ -241,6 +287,8 @@ def test_only_the_functions_that_build_a_changed_op_run(repo: Repo, tmp_path: Pa
     out = tmp_path / "r.json"
     r = repo.bench_op("run", "--json", str(out))
     assert r.returncode == 0, r.stdout + r.stderr
-    bench = next(b for b in json.loads(out.read_text())["benchmarks"] if b["path"] == "benchmarks/ops/bench_two.py")
+    bench = next(
+        b for b in json.loads(out.read_text())["benchmarks"] if b["path"] == "benchmarks/ops/bench_two.py"
+    )
     assert bench["targets"] == ["benchmarks/ops/bench_two.py::test_affected"]
     assert bench["status"] == "passed"

@@ -19,7 +19,12 @@ BENCH_RED = "benchmarks/ops/bench_reduction.py"
 
 def state(repo: Repo) -> tuple[dict[str, bytes], str, str, str]:
     """Working tree bytes, the index, every ref: what must not move."""
-    return (repo.snapshot(), repo.git("ls-files", "-s", "--debug"), repo.git("for-each-ref"), repo.git("rev-parse", "HEAD"))
+    return (
+        repo.snapshot(),
+        repo.git("ls-files", "-s", "--debug"),
+        repo.git("for-each-ref"),
+        repo.git("rev-parse", "HEAD"),
+    )
 
 
 def one_line_error(r: subprocess.CompletedProcess[str]) -> str:
@@ -38,7 +43,9 @@ def _staged_change(repo: Repo) -> None:
 
 
 def test_op_file_with_syntax_error_is_named(repo: Repo) -> None:
-    repo.write("src/minitile/ops/reduction.py", repo.read("src/minitile/ops/reduction.py") + "\ndef broken(:\n")
+    repo.write(
+        "src/minitile/ops/reduction.py", repo.read("src/minitile/ops/reduction.py") + "\ndef broken(:\n"
+    )
     repo.git("add", "-A")
     r = repo.bench_op("check")
     assert "skipped src/minitile/ops/reduction.py (line " in r.stdout and "invalid syntax" in r.stdout
@@ -47,7 +54,10 @@ def test_op_file_with_syntax_error_is_named(repo: Repo) -> None:
 
 @pytest.mark.parametrize("kind", ["bom", "crlf", "tabs", "latin1"])
 def test_encodings_and_line_endings_survive_a_rewrite(repo: Repo, kind: str) -> None:
-    src = "import torch\nfrom minitile.ops import SumFwdOp\n\n\ndef test_x():\n    op = SumFwdOp(4, 8, torch.float32)  # note\n"
+    src = (
+        "import torch\nfrom minitile.ops import SumFwdOp\n\n\ndef test_x():\n"
+        "    op = SumFwdOp(4, 8, torch.float32)  # note\n"
+    )
     if kind == "tabs":
         src = src.replace("    op", "\top")
     data = src.encode()
@@ -67,12 +77,19 @@ def test_encodings_and_line_endings_survive_a_rewrite(repo: Repo, kind: str) -> 
     assert (repo.path / "benchmarks/ops/bench_enc.py").read_bytes() == expected
 
 
-@pytest.mark.parametrize("kind, why", [
-    ("binary", "binary content, not Python source"),
-    ("non-utf8", "not valid utf-8 text"),
-])
+@pytest.mark.parametrize(
+    "kind, why",
+    [
+        ("binary", "binary content, not Python source"),
+        ("non-utf8", "not valid utf-8 text"),
+    ],
+)
 def test_unreadable_benchmark_is_named_and_others_fixed(repo: Repo, kind: str, why: str) -> None:
-    data = b"SumFwdOp\0\x00\x01\x02" if kind == "binary" else b"from minitile.ops import SumFwdOp\n# caf\xe9\nSumFwdOp(1, 2, 3)\n"
+    data = (
+        b"SumFwdOp\0\x00\x01\x02"
+        if kind == "binary"
+        else b"from minitile.ops import SumFwdOp\n# caf\xe9\nSumFwdOp(1, 2, 3)\n"
+    )
     (repo.path / "benchmarks/ops/bench_bad.py").write_bytes(data)
     repo.commit("odd files")
     _staged_change(repo)
@@ -84,8 +101,13 @@ def test_unreadable_benchmark_is_named_and_others_fixed(repo: Repo, kind: str, w
 
 def test_empty_and_huge_files(repo: Repo) -> None:
     repo.write("benchmarks/ops/bench_empty.py", "")
-    rows = ",\n".join(f"    ({i}, {i * 2}, 'case_{i:07d}_padding_to_make_this_file_large')" for i in range(90000))
-    huge = f"import torch\nfrom minitile.ops import SumFwdOp\n\nCASES = [\n{rows},\n]\n\n\ndef test_big():\n    SumFwdOp(4, 8, torch.float32)\n"
+    rows = ",\n".join(
+        f"    ({i}, {i * 2}, 'case_{i:07d}_padding_to_make_this_file_large')" for i in range(90000)
+    )
+    huge = (
+        f"import torch\nfrom minitile.ops import SumFwdOp\n\nCASES = [\n{rows},\n]\n\n\n"
+        "def test_big():\n    SumFwdOp(4, 8, torch.float32)\n"
+    )
     repo.write("benchmarks/ops/bench_huge.py", huge)
     assert (repo.path / "benchmarks/ops/bench_huge.py").stat().st_size > 5_000_000
     repo.commit("generated cases")
@@ -177,7 +199,9 @@ def test_linked_worktree(tmp_path: Path, repo: Repo) -> None:
     main_before = repo.snapshot()
     reduction_change(w)
     w.git("add", "src", "tests")
-    r = subprocess.run(["git", "commit", "-q", "-m", "reduce in a worktree"], cwd=wt, capture_output=True, text=True)
+    r = subprocess.run(
+        ["git", "commit", "-q", "-m", "reduce in a worktree"], cwd=wt, capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     assert w.log()[0].startswith("bench-op: align"), r.stdout + r.stderr
     assert "op = SumFwdOp(N, dtype)" in w.read(BENCH_RED)
@@ -226,7 +250,10 @@ def test_read_only_benchmark(repo: Repo) -> None:
 
 def test_symlinked_benchmark_is_never_written_through(tmp_path: Path, repo: Repo) -> None:
     outside = tmp_path / "outside_bench.py"
-    outside.write_text("import torch\nfrom minitile.ops import SumFwdOp\n\n\ndef test_x():\n    SumFwdOp(4, 8, torch.float32)\n")
+    outside.write_text(
+        "import torch\nfrom minitile.ops import SumFwdOp\n\n\ndef test_x():\n    SumFwdOp(4, 8, "
+        "torch.float32)\n"
+    )
     (repo.path / "benchmarks/ops/bench_link.py").symlink_to(outside)
     repo.commit("a linked benchmark")
     _staged_change(repo)
@@ -238,7 +265,9 @@ def test_symlinked_benchmark_is_never_written_through(tmp_path: Path, repo: Repo
 
 @pytest.mark.parametrize("key", ["benchmark-paths", "op-paths", "test-paths"])
 def test_globs_escaping_the_repository_are_refused(repo: Repo, key: str) -> None:
-    repo.replace("pyproject.toml", "[tool.bench-op]\n", f"[tool.bench-op]\n{key} = ['../elsewhere/**/*.py']\n")
+    repo.replace(
+        "pyproject.toml", "[tool.bench-op]\n", f"[tool.bench-op]\n{key} = ['../elsewhere/**/*.py']\n"
+    )
     text = repo.read("pyproject.toml")
     # the fixture already sets these keys: keep only the escaping one
     lines = [ln for ln in text.splitlines() if not (ln.startswith(f"{key} = [") and "elsewhere" not in ln)]
@@ -250,8 +279,9 @@ def test_globs_escaping_the_repository_are_refused(repo: Repo, key: str) -> None
 # -- runs
 
 
-def _run_with_bench(repo: Repo, name: str, body: str, *args: str, env: dict[str, str] | None = None,
-                    timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def _run_with_bench(
+    repo: Repo, name: str, body: str, *args: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     repo.write(f"benchmarks/ops/{name}", body)
     repo.commit(f"add {name}")
     _staged_change(repo)
@@ -259,8 +289,10 @@ def _run_with_bench(repo: Repo, name: str, body: str, *args: str, env: dict[str,
 
 
 def test_segfault_blocks_with_the_signal(repo: Repo) -> None:
-    body = ("import os, signal, torch\nfrom minitile.ops import SumFwdOp\n\n\ndef test_crash():\n"
-            "    SumFwdOp(4, 8, torch.float32)\n    os.kill(os.getpid(), signal.SIGSEGV)\n")
+    body = (
+        "import os, signal, torch\nfrom minitile.ops import SumFwdOp\n\n\ndef test_crash():\n"
+        "    SumFwdOp(4, 8, torch.float32)\n    os.kill(os.getpid(), signal.SIGSEGV)\n"
+    )
     r = _run_with_bench(repo, "bench_segv.py", body)
     assert r.returncode == 1
     assert "benchmarks/ops/bench_segv.py: blocked: the benchmark process was killed by SIGSEGV" in r.stdout
@@ -268,9 +300,11 @@ def test_segfault_blocks_with_the_signal(repo: Repo) -> None:
 
 
 def test_megabytes_of_output(repo: Repo) -> None:
-    body = ("import sys, torch\nfrom minitile.ops import SumFwdOp\n\n\ndef test_loud(record_property):\n"
-            "    SumFwdOp(4, 8, torch.float32)\n    for i in range(200000):\n        print('x' * 40, i)\n"
-            "        sys.stderr.write('y' * 40 + '\\n')\n    record_property('latency_ms', 1.5)\n")
+    body = (
+        "import sys, torch\nfrom minitile.ops import SumFwdOp\n\n\ndef test_loud(record_property):\n"
+        "    SumFwdOp(4, 8, torch.float32)\n    for i in range(200000):\n        print('x' * 40, i)\n"
+        "        sys.stderr.write('y' * 40 + '\\n')\n    record_property('latency_ms', 1.5)\n"
+    )
     r = _run_with_bench(repo, "bench_loud.py", body)
     assert r.returncode == 0, r.stdout[-3000:]
     assert len(r.stdout) < 200_000
@@ -278,7 +312,10 @@ def test_megabytes_of_output(repo: Repo) -> None:
 
 
 def test_exit_zero_without_running_a_test(repo: Repo) -> None:
-    body = "import os, torch\nfrom minitile.ops import SumFwdOp\nos._exit(0)\n\n\ndef test_never():\n    SumFwdOp(4, 8, torch.float32)\n"
+    body = (
+        "import os, torch\nfrom minitile.ops import SumFwdOp\nos._exit(0)\n\n\n"
+        "def test_never():\n    SumFwdOp(4, 8, torch.float32)\n"
+    )
     r = _run_with_bench(repo, "bench_exit.py", body)
     assert r.returncode == 1
     assert "bench_exit.py: blocked: pytest ran no test (exit 0)" in r.stdout
@@ -293,9 +330,11 @@ def test_interpreter_that_does_not_exist(repo: Repo) -> None:
     assert state(repo) == before
 
 
-HANG = ("import os, subprocess, time, torch\nfrom minitile.ops import SumFwdOp\n\n\ndef test_hang():\n"
-        "    SumFwdOp(4, 8, torch.float32)\n    child = subprocess.Popen(['sleep', '300'])\n"
-        "    open(os.environ['HANG_PIDFILE'], 'w').write(str(child.pid))\n    time.sleep(300)\n")
+HANG = (
+    "import os, subprocess, time, torch\nfrom minitile.ops import SumFwdOp\n\n\ndef test_hang():\n"
+    "    SumFwdOp(4, 8, torch.float32)\n    child = subprocess.Popen(['sleep', '300'])\n"
+    "    open(os.environ['HANG_PIDFILE'], 'w').write(str(child.pid))\n    time.sleep(300)\n"
+)
 
 
 def _alive(pid: int) -> bool:
@@ -313,8 +352,14 @@ def test_ctrl_c_kills_children_restores_the_tree_exits_130(repo: Repo, tmp_path:
     before = state(repo)
     pidfile = tmp_path / "pid"
     env = dict(os.environ, HANG_PIDFILE=str(pidfile))
-    proc = subprocess.Popen([sys.executable, "-m", "benchop_hook", "run"], cwd=repo.path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchop_hook", "run"],
+        cwd=repo.path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 120
     while not pidfile.exists() and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -339,8 +384,14 @@ def test_two_runs_at_once(repo: Repo, tmp_path: Path) -> None:
     _staged_change(repo)
     pidfile = tmp_path / "pid"
     env = dict(os.environ, HANG_PIDFILE=str(pidfile))
-    first = subprocess.Popen([sys.executable, "-m", "benchop_hook", "run", "--timeout", "60"], cwd=repo.path, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "benchop_hook", "run", "--timeout", "60"],
+        cwd=repo.path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while not pidfile.exists() and time.monotonic() < deadline:
@@ -379,7 +430,9 @@ def test_run_twice_commits_once(repo: Repo) -> None:
     assert state(repo) == after
 
 
-def test_a_bug_is_a_short_message_and_a_log(repo: Repo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bug_is_a_short_message_and_a_log(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from benchop_hook import cli
     from benchop_hook.commands import check
 
@@ -391,6 +444,8 @@ def test_a_bug_is_a_short_message_and_a_log(repo: Repo, monkeypatch: pytest.Monk
     assert cli.main(["check"]) == 3
     err = capsys.readouterr().err
     log = repo.path / ".git" / "bench-op" / "crash.log"
-    assert err.strip() == (f"bench-op: internal error (ZeroDivisionError: division by zero). This is a bug in bench-op; "
-                           f"the details are in {log}.")
+    assert err.strip() == (
+        f"bench-op: internal error (ZeroDivisionError: division by zero). This is a bug in bench-op; "
+        f"the details are in {log}."
+    )
     assert "Traceback" in log.read_text() and "ZeroDivisionError" in log.read_text()

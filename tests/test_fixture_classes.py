@@ -1,7 +1,8 @@
 """Parameters from fixture classes (`@SomeFixture` whose class holds `PARAMS = [(names, rows)]`) and from
 module-level helpers that return the parametrize list: Op classes reach `op_cls(...)` through them.
 
-The change is the fixture library's `ReduceOp(M, N, dtype, tune=False)` -> `ReduceOp(N, dtype, dim=-1, *, tune=False)`.
+The change is the fixture library's `ReduceOp(M, N, dtype, tune=False)` -> `ReduceOp(N, dtype, dim=-1, *,
+tune=False)`.
 """
 
 from __future__ import annotations
@@ -10,42 +11,61 @@ import pytest
 
 from conftest import Repo, reduction_change
 
-HEAD = ("import pytest\nimport torch\nfrom minitile.ops import SumFwdOp, MeanFwdOp, AmaxFwdOp\n\n\n"
-        "class FixtureBase:\n    PARAMS = []\n\n\n")
+HEAD = (
+    "import pytest\nimport torch\nfrom minitile.ops import SumFwdOp, MeanFwdOp, AmaxFwdOp\n\n\n"
+    "class FixtureBase:\n    PARAMS = []\n\n\n"
+)
 
 CALL = "def test_x(kind, m, n, op_cls):\n    op = op_cls(M=m, N=n, dtype=torch.float32)\n"
 
 # (id, benchmark source): each must find `op_cls(M=m, ...)` reached by the reductions and rewrite it.
 FOUND = [
-    ("params-of-pytest-param-rows",
-     HEAD + "class RedFixture(FixtureBase):\n    PARAMS = [(\"kind, m, n, op_cls\", [\n"
-     "        pytest.param('sum', 8, 16, SumFwdOp, marks=pytest.mark.smoke),\n"
-     "        pytest.param('mean', 8, 16, MeanFwdOp),\n    ])]\n\n\n@RedFixture\n" + CALL),
-    ("params-of-tuples-in-a-subclass",
-     HEAD + "class RedFixture(FixtureBase):\n    PARAMS = [(\"kind, m, n, op_cls\", [('sum', 8, 16, SumFwdOp), ('amax', 8, 16, AmaxFwdOp)])]\n\n\n"
-     "class SmallRedFixture(RedFixture):\n    pass\n\n\n@SmallRedFixture\n" + CALL),
-    ("get-params-classmethod",
-     HEAD + "class RedFixture(FixtureBase):\n    @classmethod\n    def get_params(cls):\n"
-     "        rows = [('sum', 8, 16, SumFwdOp)]\n        return [(\"kind, m, n, op_cls\", rows)]\n\n\n@RedFixture\n" + CALL),
-    ("helper-returns-an-appended-list",
-     HEAD + "def _rows():\n    out = []\n    for cls in (SumFwdOp, MeanFwdOp):\n        pass\n"
-     "    out.append(pytest.param('sum', 8, 16, SumFwdOp, marks=pytest.mark.smoke))\n"
-     "    out += [('mean', 8, 16, MeanFwdOp)]\n    return out\n\n\n"
-     "@pytest.mark.parametrize(\"kind, m, n, op_cls\", _rows())\n" + CALL),
-    ("fixture-over-a-helper",
-     HEAD + "def _rows():\n    return [('sum', 8, 16, SumFwdOp), ('mean', 8, 16, MeanFwdOp)]\n\n\n"
-     "class RedFixture(FixtureBase):\n    PARAMS = [(\"kind, m, n, op_cls\", _rows())]\n\n\n@RedFixture\n" + CALL),
+    (
+        "params-of-pytest-param-rows",
+        HEAD + 'class RedFixture(FixtureBase):\n    PARAMS = [("kind, m, n, op_cls", [\n'
+        "        pytest.param('sum', 8, 16, SumFwdOp, marks=pytest.mark.smoke),\n"
+        "        pytest.param('mean', 8, 16, MeanFwdOp),\n    ])]\n\n\n@RedFixture\n" + CALL,
+    ),
+    (
+        "params-of-tuples-in-a-subclass",
+        HEAD + "class RedFixture(FixtureBase):\n    PARAMS = [(\"kind, m, n, op_cls\", [('sum', 8, 16, "
+        "SumFwdOp), ('amax', 8, 16, AmaxFwdOp)])]\n\n\n"
+        "class SmallRedFixture(RedFixture):\n    pass\n\n\n@SmallRedFixture\n" + CALL,
+    ),
+    (
+        "get-params-classmethod",
+        HEAD + "class RedFixture(FixtureBase):\n    @classmethod\n    def get_params(cls):\n"
+        "        rows = [('sum', 8, 16, SumFwdOp)]\n        return [(\"kind, m, n, op_cls\", "
+        "rows)]\n\n\n@RedFixture\n" + CALL,
+    ),
+    (
+        "helper-returns-an-appended-list",
+        HEAD + "def _rows():\n    out = []\n    for cls in (SumFwdOp, MeanFwdOp):\n        pass\n"
+        "    out.append(pytest.param('sum', 8, 16, SumFwdOp, marks=pytest.mark.smoke))\n"
+        "    out += [('mean', 8, 16, MeanFwdOp)]\n    return out\n\n\n"
+        '@pytest.mark.parametrize("kind, m, n, op_cls", _rows())\n' + CALL,
+    ),
+    (
+        "fixture-over-a-helper",
+        HEAD + "def _rows():\n    return [('sum', 8, 16, SumFwdOp), ('mean', 8, 16, MeanFwdOp)]\n\n\n"
+        'class RedFixture(FixtureBase):\n    PARAMS = [("kind, m, n, op_cls", _rows())]\n\n\n@RedFixture\n'
+        + CALL,
+    ),
 ]
 
 # (id, benchmark source): nothing can be claimed about these calls.
 UNTOUCHED = [
-    ("star-in-a-row-hides-later-positions",
-     HEAD + "SHAPE = (8, 16)\n\n\nclass RedFixture(FixtureBase):\n    PARAMS = [(\"kind, m, n, op_cls\", [pytest.param('sum', *SHAPE, SumFwdOp)])]\n\n\n"
-     "@RedFixture\n" + CALL),
-    ("imported-fixture-class-is-not-read",
-     "import torch\nfrom benchmarks.fixtures import RedFixture\n\n\n@RedFixture\n" + CALL),
-    ("a-decorator-that-is-no-fixture",
-     HEAD + "def plain(fn):\n    return fn\n\n\n@plain\n" + CALL),
+    (
+        "star-in-a-row-hides-later-positions",
+        HEAD + 'SHAPE = (8, 16)\n\n\nclass RedFixture(FixtureBase):\n    PARAMS = [("kind, m, n, op_cls", '
+        "[pytest.param('sum', *SHAPE, SumFwdOp)])]\n\n\n"
+        "@RedFixture\n" + CALL,
+    ),
+    (
+        "imported-fixture-class-is-not-read",
+        "import torch\nfrom benchmarks.fixtures import RedFixture\n\n\n@RedFixture\n" + CALL,
+    ),
+    ("a-decorator-that-is-no-fixture", HEAD + "def plain(fn):\n    return fn\n\n\n@plain\n" + CALL),
 ]
 
 
@@ -77,4 +97,7 @@ def test_all_files_finds_a_wrong_call_through_a_fixture(repo: Repo) -> None:
     repo.commit("a broken fixture benchmark")
     r = repo.bench_op("check", "--all-files")
     assert r.returncode == 1
-    assert "bench_fixture.py:19: op_cls(M=m, N=n, K=4, dtype=torch.float32): TypeError: got an unexpected keyword argument 'K'" in r.stdout
+    assert (
+        "bench_fixture.py:19: op_cls(M=m, N=n, K=4, dtype=torch.float32): TypeError: got an unexpected "
+        "keyword argument 'K'" in r.stdout
+    )

@@ -16,14 +16,19 @@ from conftest import Repo, reduction_change
 from test_run import SPLAT_BENCH
 
 
-@pytest.mark.parametrize("visible, selection, expected", [
-    ("0,1,2,3", "all", ["0", "1", "2", "3"]),
-    ("0,1,2,3", "2", ["0", "1"]),
-    ("4,5,6", "0,2", ["4", "6"]),  # indices into what is visible, as CUDA numbers them
-    ("", "all", []),
-    ("-1", "all", []),
-])
-def test_visible_gpus(monkeypatch: pytest.MonkeyPatch, visible: str, selection: str, expected: list[str]) -> None:
+@pytest.mark.parametrize(
+    "visible, selection, expected",
+    [
+        ("0,1,2,3", "all", ["0", "1", "2", "3"]),
+        ("0,1,2,3", "2", ["0", "1"]),
+        ("4,5,6", "0,2", ["4", "6"]),  # indices into what is visible, as CUDA numbers them
+        ("", "all", []),
+        ("-1", "all", []),
+    ],
+)
+def test_visible_gpus(
+    monkeypatch: pytest.MonkeyPatch, visible: str, selection: str, expected: list[str]
+) -> None:
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
     assert visible_gpus(selection) == expected
 
@@ -41,7 +46,11 @@ def test_files_spread_over_gpus_one_file_per_gpu(repo: Repo, tmp_path: Path) -> 
     repo.write("benchmarks/ops/bench_splat.py", SPLAT_BENCH)
     repo.commit("a benchmark built from workload dicts")
     reduction_change(repo)
-    repo.replace("src/minitile/ops/norm.py", "def __init__(self, M, hidden, dtype, eps=1e-6):", "def __init__(self, M, dim, dtype, eps=1e-6):")
+    repo.replace(
+        "src/minitile/ops/norm.py",
+        "def __init__(self, M, hidden, dtype, eps=1e-6):",
+        "def __init__(self, M, dim, dtype, eps=1e-6):",
+    )
     repo.replace("src/minitile/ops/norm.py", "self.hidden = hidden", "self.hidden = dim")
     repo.git("add", "-A")
     out = tmp_path / "r.json"
@@ -50,7 +59,11 @@ def test_files_spread_over_gpus_one_file_per_gpu(repo: Repo, tmp_path: Path) -> 
     assert "spreading 3 benchmark files over GPUs 0, 1" in r.stdout
     data = json.loads(out.read_text())
     benches = {b["path"]: b for b in data["benchmarks"]}
-    assert set(benches) == {"benchmarks/ops/bench_reduction.py", "benchmarks/ops/bench_norm.py", "benchmarks/ops/bench_splat.py"}
+    assert set(benches) == {
+        "benchmarks/ops/bench_reduction.py",
+        "benchmarks/ops/bench_norm.py",
+        "benchmarks/ops/bench_splat.py",
+    }
     for b in benches.values():
         assert b["status"] == "passed" and b["numbers"], b
         assert len(b["gpus"]) == 1 and b["gpus"][0] in {"0", "1"}, b  # one file, one GPU
@@ -70,12 +83,25 @@ def test_one_gpu_changes_nothing(repo: Repo, tmp_path: Path) -> None:
 
 def test_a_shard_runs_only_its_files(repo: Repo, tmp_path: Path) -> None:
     reduction_change(repo)
-    repo.replace("src/minitile/ops/norm.py", "def __init__(self, M, hidden, dtype, eps=1e-6):", "def __init__(self, M, dim, dtype, eps=1e-6):")
+    repo.replace(
+        "src/minitile/ops/norm.py",
+        "def __init__(self, M, hidden, dtype, eps=1e-6):",
+        "def __init__(self, M, dim, dtype, eps=1e-6):",
+    )
     repo.replace("src/minitile/ops/norm.py", "self.hidden = hidden", "self.hidden = dim")
     repo.commit("two changes")
     out = tmp_path / "r.json"
-    r = repo.bench_op("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-commit", "--json", str(out),
-                      "benchmarks/ops/bench_norm.py")
+    r = repo.bench_op(
+        "run",
+        "--from-ref",
+        "HEAD~1",
+        "--to-ref",
+        "HEAD",
+        "--no-commit",
+        "--json",
+        str(out),
+        "benchmarks/ops/bench_norm.py",
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert [b["path"] for b in json.loads(out.read_text())["benchmarks"]] == ["benchmarks/ops/bench_norm.py"]
     assert "SumFwdOp(M, N, dtype)" in repo.read("benchmarks/ops/bench_reduction.py"), "not in this shard"

@@ -25,8 +25,16 @@ pytestmark = pytest.mark.slow
 def project_rev(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """This checkout as it is now (committed or not), as a git repo pre-commit can clone."""
     dest = tmp_path_factory.mktemp("bench-op-src")
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=PROJECT, capture_output=True,
-                           check=True).stdout.decode().split("\0")
+    files = (
+        subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+            cwd=PROJECT,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for f in filter(None, files):
         src = PROJECT / f
         if src.is_file():
@@ -45,20 +53,34 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def pre_commit(repo: Repo, *args: str, home: Path, check: bool = False) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PRE_COMMIT_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=repo.path, capture_output=True, text=True,
-                          env=env, check=check, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=check,
+        timeout=900,
+    )
 
 
-def with_pre_commit(repo: Repo, project_rev: tuple[Path, str], home: Path,
-                    hook_types: tuple[str, ...] = ("post-commit", "post-merge")) -> None:
+def with_pre_commit(
+    repo: Repo,
+    project_rev: tuple[Path, str],
+    home: Path,
+    hook_types: tuple[str, ...] = ("post-commit", "post-merge"),
+) -> None:
     src, rev = project_rev
-    repo.write(".pre-commit-config.yaml", f"""repos:
+    repo.write(
+        ".pre-commit-config.yaml",
+        f"""repos:
   - repo: {src}
     rev: {rev}
     hooks:
       - id: bench-op
       - id: bench-op-follow-up
-""")
+""",
+    )
     repo.commit("use bench-op through pre-commit")
     r = pre_commit(repo, "install", *(a for t in hook_types for a in ("--hook-type", t)), home=home)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -68,12 +90,20 @@ def with_pre_commit(repo: Repo, project_rev: tuple[Path, str], home: Path,
 
 def user_work(repo: Repo) -> dict[str, bytes]:
     """Unstaged edits (one in the very benchmark file bench-op fixes) and untracked files."""
-    repo.write("benchmarks/ops/bench_norm.py", repo.read("benchmarks/ops/bench_norm.py") + "# unstaged note\n")
+    repo.write(
+        "benchmarks/ops/bench_norm.py", repo.read("benchmarks/ops/bench_norm.py") + "# unstaged note\n"
+    )
     repo.write(BENCH_RED, "# my unstaged idea, far from the calls\n" + repo.read(BENCH_RED))
     repo.write("notes/untracked.txt", "scratch\n")
     repo.write("benchmarks/ops/bench_new_untracked.py", "# not added yet\n")
-    return {p: (repo.path / p).read_bytes() for p in ("benchmarks/ops/bench_norm.py", "notes/untracked.txt",
-                                                      "benchmarks/ops/bench_new_untracked.py")}
+    return {
+        p: (repo.path / p).read_bytes()
+        for p in (
+            "benchmarks/ops/bench_norm.py",
+            "notes/untracked.txt",
+            "benchmarks/ops/bench_new_untracked.py",
+        )
+    }
 
 
 def assert_user_work_kept(repo: Repo, work: dict[str, bytes]) -> None:
@@ -90,15 +120,25 @@ def assert_user_work_kept(repo: Repo, work: dict[str, bytes]) -> None:
 
 def commit_without_bench_op(repo: Repo, msg: str) -> None:
     repo.git("add", "-A")
-    repo.git("commit", "-q", "-m", msg, env=dict(os.environ, BENCH_OP_FOLLOW_UP="1", SKIP="bench-op-follow-up"))
+    repo.git(
+        "commit", "-q", "-m", msg, env=dict(os.environ, BENCH_OP_FOLLOW_UP="1", SKIP="bench-op-follow-up")
+    )
 
 
-def commit_op_change(repo: Repo, *, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def commit_op_change(
+    repo: Repo, *, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     reduction_change(repo)
     repo.git("add", "src", "tests")
     env = dict(os.environ, **(extra_env or {}))
-    return subprocess.run(["git", "commit", "-m", "reduce: rows come from the input"], cwd=repo.path,
-                          capture_output=True, text=True, env=env, timeout=900)
+    return subprocess.run(
+        ["git", "commit", "-m", "reduce: rows come from the input"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
 
 
 def assert_follow_up(repo: Repo, output: str) -> None:
@@ -135,16 +175,27 @@ def test_pre_commit_post_merge_makes_the_follow_up(tmp_path, project_rev, pre_co
     with_pre_commit(repo, project_rev, pre_commit_home)
     repo.git("checkout", "-q", "-b", "ops")
     reduction_change(repo)
-    commit_without_bench_op(repo, "reduce: rows come from the input")  # a colleague's branch, without bench-op
+    commit_without_bench_op(
+        repo, "reduce: rows come from the input"
+    )  # a colleague's branch, without bench-op
     repo.git("checkout", "-q", "main")
     repo.write("README.txt", "main moved on\n")
     repo.commit("main moves on")
     work = user_work(repo)
     env = dict(os.environ, PRE_COMMIT_HOME=str(pre_commit_home))
-    r = subprocess.run(["git", "merge", "--no-edit", "ops"], cwd=repo.path, capture_output=True, text=True, env=env, timeout=900)
+    r = subprocess.run(
+        ["git", "merge", "--no-edit", "ops"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     subjects = repo.log()
-    assert subjects[0] == "bench-op: align bench_reduction.py with the new ReduceOp interface", r.stdout + r.stderr
+    assert subjects[0] == "bench-op: align bench_reduction.py with the new ReduceOp interface", (
+        r.stdout + r.stderr
+    )
     assert subjects[1].startswith("Merge branch 'ops'")
     assert repo.git("show", "--format=", "--name-only", "HEAD").split() == [BENCH_RED]
     assert_user_work_kept(repo, work)
@@ -171,7 +222,9 @@ def test_pre_commit_stage_fixes_the_tree_and_stops_the_commit(tmp_path, project_
     repo.git("add", "src", "tests")
     staged = repo.git("diff", "--cached")
     env = dict(os.environ, PRE_COMMIT_HOME=str(pre_commit_home))
-    r = subprocess.run(["git", "commit", "-m", "reduce"], cwd=repo.path, capture_output=True, text=True, env=env, timeout=900)
+    r = subprocess.run(
+        ["git", "commit", "-m", "reduce"], cwd=repo.path, capture_output=True, text=True, env=env, timeout=900
+    )
     assert r.returncode != 0 and repo.head() == head
     assert "commit again" in r.stdout + r.stderr
     assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
@@ -183,12 +236,22 @@ def test_blocked_follow_up_commits_nothing_and_keeps_the_tree(tmp_path, project_
     with_pre_commit(repo, project_rev, pre_commit_home)
     work = user_work(repo)
     tree = repo.snapshot()
-    crashing = REDUCTION_N_DIM.replace("    def forward(self, x):\n",
-                                       "    def forward(self, x):\n        raise RuntimeError('CUDA error: unspecified launch failure')\n", 1)
+    crashing = REDUCTION_N_DIM.replace(
+        "    def forward(self, x):\n",
+        "    def forward(self, x):\n        raise RuntimeError('CUDA error: unspecified launch failure')\n",
+        1,
+    )
     repo.write("src/minitile/ops/reduction.py", crashing)
     repo.git("add", "src")
     env = dict(os.environ, PRE_COMMIT_HOME=str(pre_commit_home))
-    r = subprocess.run(["git", "commit", "-m", "reduce: broken kernel"], cwd=repo.path, capture_output=True, text=True, env=env, timeout=900)
+    r = subprocess.run(
+        ["git", "commit", "-m", "reduce: broken kernel"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     out = r.stdout + r.stderr
     assert repo.log()[0] == "reduce: broken kernel", "the user's commit stays, and nothing follows it"
     assert "RuntimeError: CUDA error: unspecified launch failure" in out
@@ -231,9 +294,13 @@ def test_installed_hooks_merge(tmp_path) -> None:
     repo.write("README.txt", "main moved on\n")
     repo.commit("main moves on")
     work = user_work(repo)
-    r = subprocess.run(["git", "merge", "--no-edit", "ops"], cwd=repo.path, capture_output=True, text=True, timeout=900)
+    r = subprocess.run(
+        ["git", "merge", "--no-edit", "ops"], cwd=repo.path, capture_output=True, text=True, timeout=900
+    )
     assert r.returncode == 0, r.stderr
-    assert repo.log()[0] == "bench-op: align bench_reduction.py with the new ReduceOp interface", r.stdout + r.stderr
+    assert repo.log()[0] == "bench-op: align bench_reduction.py with the new ReduceOp interface", (
+        r.stdout + r.stderr
+    )
     assert_user_work_kept(repo, work)
 
 
@@ -243,7 +310,7 @@ def test_install_chains_and_uninstall_restores(tmp_path) -> None:
     hooks.mkdir()
     repo.git("config", "core.hooksPath", "custom-hooks")
     mine = hooks / "post-commit"
-    mine.write_text("#!/bin/sh\necho my-own-hook-ran >> \"$(git rev-parse --show-toplevel)/hook.log\"\n")
+    mine.write_text('#!/bin/sh\necho my-own-hook-ran >> "$(git rev-parse --show-toplevel)/hook.log"\n')
     mine.chmod(0o755)
     install(repo)
     assert (hooks / "post-commit.before-bench-op").exists()
@@ -280,12 +347,16 @@ def test_rebase_in_progress_is_left_alone(tmp_path) -> None:
     r = subprocess.run(["git", "rebase", "-i", base], cwd=repo.path, capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     # amend while stopped: post-commit fires with a rebase in progress
-    r = subprocess.run(["git", "commit", "--amend", "--no-edit"], cwd=repo.path, capture_output=True, text=True)
+    r = subprocess.run(
+        ["git", "commit", "--amend", "--no-edit"], cwd=repo.path, capture_output=True, text=True
+    )
     assert r.returncode == 0
     assert "bench-op" not in r.stdout + r.stderr, "quiet: the rebase is handled once, at its end"
     assert not repo.log()[0].startswith("bench-op")
     # At its end, post-rewrite compares the trees before and after the rebase: the same, so nothing runs.
-    r = subprocess.run(["git", "rebase", "--continue"], cwd=repo.path, capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        ["git", "rebase", "--continue"], cwd=repo.path, capture_output=True, text=True, check=False
+    )
     assert r.returncode == 0, r.stderr
     assert "bench-op: " not in r.stdout + r.stderr and repo.log() == before
 
@@ -320,7 +391,11 @@ def test_fix_next_to_stashed_edits_leaves_that_file_alone(tmp_path, project_rev,
     make that fail, so bench-op leaves that file as the user has it and saves the fix as a patch."""
     repo = make_repo(tmp_path / "r")
     with_pre_commit(repo, project_rev, pre_commit_home)
-    repo.replace(BENCH_RED, "    op = SumFwdOp(M, N, dtype)\n", "    op = SumFwdOp(M, N, dtype)  # my unstaged comment\n")
+    repo.replace(
+        BENCH_RED,
+        "    op = SumFwdOp(M, N, dtype)\n",
+        "    op = SumFwdOp(M, N, dtype)  # my unstaged comment\n",
+    )
     mine = (repo.path / BENCH_RED).read_bytes()
     r = commit_op_change(repo, extra_env={"PRE_COMMIT_HOME": str(pre_commit_home)})
     out = r.stdout + r.stderr
@@ -345,7 +420,9 @@ def hooked(repo: Repo, mode: str, project_rev: tuple[Path, str], home: Path) -> 
 
 
 def run_git(repo: Repo, env: dict[str, str], *args: str, ok: bool = True) -> str:
-    r = subprocess.run(["git", *args], cwd=repo.path, capture_output=True, text=True, env=env, timeout=900, check=False)
+    r = subprocess.run(
+        ["git", *args], cwd=repo.path, capture_output=True, text=True, env=env, timeout=900, check=False
+    )
     out = r.stdout + r.stderr
     if ok:
         assert r.returncode == 0, out
@@ -353,7 +430,9 @@ def run_git(repo: Repo, env: dict[str, str], *args: str, ok: bool = True) -> str
 
 
 def assert_one_follow_up(repo: Repo, out: str, below: str) -> None:
-    """One follow-up commit, on top, right after `below`, with only the benchmark file, which binds and ran."""
+    """One follow-up commit, on top, right after `below`, with only
+    the benchmark file, which binds and ran.
+    """
     subjects = repo.log()
     assert subjects[0] == FOLLOW_UP_SUBJECT, out
     assert subjects[1] == below, out
@@ -380,7 +459,9 @@ MODES = pytest.mark.parametrize("mode", ["install", "pre-commit"])
 
 
 @MODES
-def test_pull_rebase_brings_an_op_change_under_local_commits(tmp_path, project_rev, pre_commit_home, mode) -> None:
+def test_pull_rebase_brings_an_op_change_under_local_commits(
+    tmp_path, project_rev, pre_commit_home, mode
+) -> None:
     seed = make_repo(tmp_path / "seed")
     git(tmp_path, "clone", "-q", "--bare", str(seed.path), "up.git")
     git(tmp_path, "clone", "-q", "up.git", "mine")
@@ -401,7 +482,9 @@ def test_pull_rebase_brings_an_op_change_under_local_commits(tmp_path, project_r
 
 
 @MODES
-def test_feature_branch_rebased_onto_main_after_a_conflict(tmp_path, project_rev, pre_commit_home, mode) -> None:
+def test_feature_branch_rebased_onto_main_after_a_conflict(
+    tmp_path, project_rev, pre_commit_home, mode
+) -> None:
     repo = make_repo(tmp_path / "r")
     env = hooked(repo, mode, project_rev, pre_commit_home)
     repo.git("checkout", "-q", "-b", "feature")
@@ -430,8 +513,13 @@ def op_branch(repo: Repo, before: tuple[str, ...] = (), after: tuple[str, ...] =
     """A teammate's branch `ops`: commits touching `before` files, the Op change, then `after` files."""
     repo.git("checkout", "-q", "-b", "ops")
     shas = []
-    teammate = dict(os.environ, GIT_AUTHOR_NAME="Teammate", GIT_AUTHOR_EMAIL="mate@example.com",
-                    BENCH_OP_FOLLOW_UP="1", SKIP="bench-op-follow-up")
+    teammate = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="Teammate",
+        GIT_AUTHOR_EMAIL="mate@example.com",
+        BENCH_OP_FOLLOW_UP="1",
+        SKIP="bench-op-follow-up",
+    )
     for i, path in enumerate(before):
         repo.write(path, f"ops before {i}\n")
         repo.git("add", "-A")
@@ -460,25 +548,34 @@ def test_single_cherry_pick(tmp_path, project_rev, pre_commit_home, mode) -> Non
     assert_one_follow_up(repo, out, "reduce: rows come from the input")
     assert "in progress" not in out
     # The follow-up is the user's, not the picked commit's author's.
-    assert repo.log("%an") [:2] == ["Kernel Dev", "Teammate"]
+    assert repo.log("%an")[:2] == ["Kernel Dev", "Teammate"]
     assert_work_back(repo, work)
 
 
 @MODES
-def test_multi_commit_cherry_pick_is_handled_once_after_its_last_commit(tmp_path, project_rev, pre_commit_home, mode) -> None:
+def test_multi_commit_cherry_pick_is_handled_once_after_its_last_commit(
+    tmp_path, project_rev, pre_commit_home, mode
+) -> None:
     repo = make_repo(tmp_path / "r")
     env = hooked(repo, mode, project_rev, pre_commit_home)
     shas = op_branch(repo, before=("notes/a.txt",), after=("notes/b.txt", "notes/c.txt"))
     work = user_work(repo)
     out = run_git(repo, env, "cherry-pick", *shas)
     assert_one_follow_up(repo, out, "ops: notes/c.txt")
-    assert repo.log()[1:5] == ["ops: notes/c.txt", "ops: notes/b.txt", "reduce: rows come from the input", "ops: notes/a.txt"]
+    assert repo.log()[1:5] == [
+        "ops: notes/c.txt",
+        "ops: notes/b.txt",
+        "reduce: rows come from the input",
+        "ops: notes/a.txt",
+    ]
     assert not (Path(repo.path) / ".git" / "bench-op" / "sequence").exists()
     assert_work_back(repo, work)
 
 
 @MODES
-def test_cherry_pick_stopped_by_a_conflict_runs_on_continue(tmp_path, project_rev, pre_commit_home, mode) -> None:
+def test_cherry_pick_stopped_by_a_conflict_runs_on_continue(
+    tmp_path, project_rev, pre_commit_home, mode
+) -> None:
     repo = make_repo(tmp_path / "r")
     env = hooked(repo, mode, project_rev, pre_commit_home)
     shas = op_branch(repo, before=("README.txt",), after=("notes/b.txt",))
@@ -537,17 +634,24 @@ def test_revert_that_brings_back_an_op_change(tmp_path, project_rev, pre_commit_
 
 
 def test_installed_post_rewrite_passes_its_argument_and_input_on(tmp_path) -> None:
-    """A post-rewrite hook the user had runs after bench-op's with git's argument and stdin; an amend does nothing."""
+    """A post-rewrite hook the user had runs after bench-op's with git's argument and stdin; an amend does
+    nothing."""
     repo = make_repo(tmp_path / "r")
     hooks = repo.path / ".git" / "hooks"
     hooks.mkdir(exist_ok=True)
     mine = hooks / "post-rewrite"
-    mine.write_text("#!/bin/sh\n{ echo \"arg=$1\"; cat; } > \"$(git rev-parse --show-toplevel)/rewrite.log\"\n")
+    mine.write_text('#!/bin/sh\n{ echo "arg=$1"; cat; } > "$(git rev-parse --show-toplevel)/rewrite.log"\n')
     mine.chmod(0o755)
     install(repo)
     assert "bench-op hook: post-rewrite" in mine.read_text()
     old = repo.head()
-    r = subprocess.run(["git", "commit", "--amend", "-m", "renamed"], cwd=repo.path, capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        ["git", "commit", "--amend", "-m", "renamed"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr
     assert "bench-op" not in r.stdout + r.stderr
     assert (repo.path / "rewrite.log").read_text() == f"arg=amend\n{old} {repo.head()}\n"

@@ -19,7 +19,7 @@ BENCH_KERNEL = "benchmarks/ops/bench_kernel.py"
 
 # A benchmark whose kernel package is not installed here: line 5 imports it. Two test functions, only one
 # builds the changed Op, so the batch runs it by node id (pytest then stops the whole session on it).
-KERNEL = '''import torch
+KERNEL = """import torch
 
 from minitile.ops import SumFwdOp
 
@@ -32,7 +32,7 @@ def test_sum_kernel_bench(record_property):
 
 def test_other():
     pass
-'''
+"""
 
 
 def run_json(repo: Repo, tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict]:
@@ -118,5 +118,7 @@ def test_pre_commit_stage_writes_the_fix_without_pytest(repo: Repo, tmp_path: Pa
     out = r.stdout + r.stderr
     assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED), out
     assert "review them" in out and "blocked" not in out, out
-    assert repo.git("diff", "--cached", "--name-only").split() == ["src/minitile/ops/reduction.py",
-                                                                    "tests/ops/test_reduction.py"]
+    assert repo.git("diff", "--cached", "--name-only").split() == [
+        "src/minitile/ops/reduction.py",
+        "tests/ops/test_reduction.py",
+    ]

@@ -2,7 +2,8 @@
 edits and untracked files around them, bench-op in each mode.
 
 - no byte of the user's unstaged or untracked content changes (untracked files stay byte-identical and in
-  no commit; non-benchmark files stay byte-identical; every line the user added to a benchmark file is still there);
+  no commit; non-benchmark files stay byte-identical; every line the user added to a benchmark file is
+  still there);
 - commits made by bench-op touch only benchmark files;
 - every call bench-op rewrote binds the new signature (a second check finds nothing left to fix there).
 """
@@ -27,18 +28,28 @@ def change_reduction(repo: Repo) -> None:
 
 
 def change_norm_rename(repo: Repo) -> None:
-    repo.replace("src/minitile/ops/norm.py", "def __init__(self, M, hidden, dtype, eps=1e-6):", "def __init__(self, M, dim, dtype, eps=1e-6):")
+    repo.replace(
+        "src/minitile/ops/norm.py",
+        "def __init__(self, M, hidden, dtype, eps=1e-6):",
+        "def __init__(self, M, dim, dtype, eps=1e-6):",
+    )
     repo.replace("src/minitile/ops/norm.py", "self.hidden = hidden", "self.hidden = dim")
 
 
 def change_gemm_keyword_only(repo: Repo) -> None:
-    repo.replace("src/minitile/ops/gemm.py", "def __init__(self, M, N, K, dtype, trans_b=False):",
-                 "def __init__(self, M, N, K, *, dtype, trans_b=False):")
+    repo.replace(
+        "src/minitile/ops/gemm.py",
+        "def __init__(self, M, N, K, dtype, trans_b=False):",
+        "def __init__(self, M, N, K, *, dtype, trans_b=False):",
+    )
 
 
 def change_attention_shift(repo: Repo) -> None:
-    repo.replace("src/minitile/ops/attention.py", "def __init__(self, batch, heads, seq_len, dim, causal, dtype):",
-                 "def __init__(self, batch, heads, seq_len, dim, dtype, kernel_map=None):")
+    repo.replace(
+        "src/minitile/ops/attention.py",
+        "def __init__(self, batch, heads, seq_len, dim, causal, dtype):",
+        "def __init__(self, batch, heads, seq_len, dim, dtype, kernel_map=None):",
+    )
     repo.replace("src/minitile/ops/attention.py", "self.causal = causal", "self.causal = False")
 
 
@@ -46,9 +57,15 @@ def change_gelu_default(repo: Repo) -> None:
     repo.replace("src/minitile/ops/elementwise.py", 'approximate="none"', 'approximate="tanh"')
 
 
-CHANGES = [change_reduction, change_norm_rename, change_gemm_keyword_only, change_attention_shift, change_gelu_default]
+CHANGES = [
+    change_reduction,
+    change_norm_rename,
+    change_gemm_keyword_only,
+    change_attention_shift,
+    change_gelu_default,
+]
 
-EXTRA_BENCH = '''import torch
+EXTRA_BENCH = """import torch
 
 from benchmarks.benchmark import report, time_ms
 from minitile.ops import GemmOp, MeanFwdOp, SumFwdOp
@@ -72,7 +89,7 @@ def test_extra_gemm(record_property):
     a = randn(64, 64)
     op = GemmOp(64, 64, 64, torch.float32)
     report(record_property, "g", time_ms(op, a, a))
-'''
+"""
 
 
 def tracked(repo: Repo) -> list[str]:
@@ -85,13 +102,22 @@ def user_work(repo: Repo, rng: random.Random) -> tuple[dict[str, list[str]], dic
     for path in rng.sample([p for p in tracked(repo) if p.endswith(".py")], 6):
         text = repo.read(path)
         line = f"# user edit {rng.randrange(10**6)} in {path}"
-        text = (line + "\n" + text) if rng.random() < 0.5 else (text + ("" if text.endswith("\n") or not text else "\n") + line + "\n")
+        text = (
+            (line + "\n" + text)
+            if rng.random() < 0.5
+            else (text + ("" if text.endswith("\n") or not text else "\n") + line + "\n")
+        )
         repo.write(path, text)
         added[path] = [line]
     untracked: dict[str, bytes] = {}
     for i in range(rng.randrange(1, 4)):
-        where = rng.choice(["notes/idea_{}.txt", "benchmarks/ops/bench_wip_{}.py", "src/minitile/ops/wip_{}.py"]).format(i)
-        data = (f"from minitile.ops import SumFwdOp\nimport torch\nSumFwdOp(4, 8, torch.float32)  # {rng.random()}\n").encode()
+        where = rng.choice(
+            ["notes/idea_{}.txt", "benchmarks/ops/bench_wip_{}.py", "src/minitile/ops/wip_{}.py"]
+        ).format(i)
+        data = (
+            "from minitile.ops import SumFwdOp\nimport torch\nSumFwdOp(4, 8, torch.float32)  # "
+            f"{rng.random()}\n"
+        ).encode()
         repo.write(where, data.decode())
         untracked[where] = data
     return added, untracked
@@ -112,13 +138,17 @@ def test_invariants(tmp_path: Path, seed: int) -> None:
         assert repo.bench_op("install").returncode == 0
     changes = rng.sample(CHANGES, rng.randrange(1, 4))
     if mode in ("run", "hook-commit"):
-        changes = [c for c in changes if c is not change_attention_shift] or [change_reduction]  # keep runs short
+        changes = [c for c in changes if c is not change_attention_shift] or [
+            change_reduction
+        ]  # keep runs short
     for c in changes:
         c(repo)
     base = repo.head()
     if mode == "follow-up-no-run":
         repo.git("add", "-A")
-        repo.git("commit", "-q", "-m", "ops change", env={**__import__("os").environ, "BENCH_OP_FOLLOW_UP": "1"})
+        repo.git(
+            "commit", "-q", "-m", "ops change", env={**__import__("os").environ, "BENCH_OP_FOLLOW_UP": "1"}
+        )
     else:
         repo.git("add", "-A")
     index_before = repo.git("ls-files", "-s")
@@ -138,7 +168,9 @@ def test_invariants(tmp_path: Path, seed: int) -> None:
     elif mode == "run":
         r = repo.bench_op("run", "--json", str(out))
     else:
-        r = subprocess.run(["git", "commit", "-q", "-m", "ops change"], cwd=repo.path, capture_output=True, text=True)
+        r = subprocess.run(
+            ["git", "commit", "-q", "-m", "ops change"], cwd=repo.path, capture_output=True, text=True
+        )
     assert r.returncode in (0, 1), r.stdout + r.stderr
     assert "Traceback" not in r.stdout + r.stderr
 
@@ -174,13 +206,19 @@ def test_invariants(tmp_path: Path, seed: int) -> None:
     if mode in ("fix", "run-no-run", "run"):
         again = repo.bench_op("check", "--json", str(tmp_path / "second.json"))
     else:
-        again = repo.bench_op("check", "--from-ref", base, "--to-ref", "HEAD", "--json", str(tmp_path / "second.json"))
+        again = repo.bench_op(
+            "check", "--from-ref", base, "--to-ref", "HEAD", "--json", str(tmp_path / "second.json")
+        )
     second = json.loads((tmp_path / "second.json").read_text())
     fixable = [f for f in second["findings"] if f["fix"] and f["status"] not in ("ok", "default")]
     assert not fixable, (again.stdout, fixable)
     if out.exists():
         first = json.loads(out.read_text())
-        fixed = {(f["path"], f["line"]) for f in first["findings"] if f.get("fixed") and f["status"] not in ("default",)}
+        fixed = {
+            (f["path"], f["line"])
+            for f in first["findings"]
+            if f.get("fixed") and f["status"] not in ("default",)
+        }
         still = {(f["path"], f["line"]) for f in second["findings"] if f["status"] in ("broken", "shifted")}
         # a rewritten call sits on the same line or a nearby one; none of them may still be broken there
         assert not fixed & still, (fixed & still, again.stdout)

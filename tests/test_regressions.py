@@ -1,5 +1,6 @@
 """Cases a review found, kept as tests: helpers under benchmarks/, the user's staged work, names that only
-look in scope, defaults that need an import, two calls on a line, comments in multi-line calls, CRLF checkouts."""
+look in scope, defaults that need an import, two calls on a line, comments in multi-line calls, CRLF
+checkouts."""
 
 from __future__ import annotations
 
@@ -15,35 +16,58 @@ def _commit_change(repo: Repo) -> None:
     repo.commit("reduce: rows come from the input")
 
 
-HELPER_SPLAT = "from minitile.ops import MeanFwdOp\n\n\ndef build_mean(**params):\n    return MeanFwdOp(**params)\n"
+HELPER_SPLAT = (
+    "from minitile.ops import MeanFwdOp\n\n\ndef build_mean(**params):\n    return MeanFwdOp(**params)\n"
+)
 
 
 @pytest.mark.parametrize("numbers", [True, False])
-def test_a_helper_fixed_from_a_traceback_stands_or_falls_with_its_benchmark(repo: Repo, numbers: bool) -> None:
+def test_a_helper_fixed_from_a_traceback_stands_or_falls_with_its_benchmark(
+    repo: Repo, numbers: bool
+) -> None:
     repo.write("benchmarks/common.py", HELPER_SPLAT)
-    repo.write("benchmarks/ops/bench_helper.py", (
-        "import torch\nfrom benchmarks.benchmark import report\nfrom benchmarks.common import build_mean\n\n\n"
-        "from minitile.ops import SumFwdOp\n\n\ndef test_helper(record_property):\n"
-        "    SumFwdOp(64, 256, torch.float32)\n    build_mean(M=64, N=256, dtype=torch.float32)\n"
-        + ("    report(record_property, 'x', 0.5)\n" if numbers else "    pass\n")))
+    repo.write(
+        "benchmarks/ops/bench_helper.py",
+        (
+            "import torch\nfrom benchmarks.benchmark import report\nfrom benchmarks.common import "
+            "build_mean\n\n\n"
+            "from minitile.ops import SumFwdOp\n\n\ndef test_helper(record_property):\n"
+            "    SumFwdOp(64, 256, torch.float32)\n    build_mean(M=64, N=256, dtype=torch.float32)\n"
+            + ("    report(record_property, 'x', 0.5)\n" if numbers else "    pass\n")
+        ),
+    )
     repo.commit("a helper")
     _commit_change(repo)
     r = repo.bench_op("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "benchmarks/ops/bench_helper.py")
     if numbers:
         assert r.returncode == 0, r.stdout + r.stderr
-        assert sorted(repo.git("show", "--format=", "--name-only", "HEAD").split()) == ["benchmarks/common.py", "benchmarks/ops/bench_helper.py"]
+        assert sorted(repo.git("show", "--format=", "--name-only", "HEAD").split()) == [
+            "benchmarks/common.py",
+            "benchmarks/ops/bench_helper.py",
+        ]
         assert repo.git("status", "--porcelain") == ""
     else:
         assert r.returncode == 1
         assert repo.log()[0] == "reduce: rows come from the input"
-        assert repo.git("status", "--porcelain") == "", "the helper was put back along with the blocked benchmark"
+        assert repo.git("status", "--porcelain") == "", (
+            "the helper was put back along with the blocked benchmark"
+        )
 
 
 def test_a_helper_without_tests_is_checked_through_its_importers(repo: Repo) -> None:
-    repo.write("benchmarks/factories.py", "import torch\nfrom minitile.ops import SumFwdOp\n\n\ndef make_sum(M, N):\n    return SumFwdOp(M, N, torch.float32)\n")
-    repo.write("benchmarks/ops/bench_factory.py", (
-        "from benchmarks.benchmark import report\nfrom benchmarks.factories import make_sum\n\n\n"
-        "def test_factory(record_property):\n    make_sum(64, 256)\n    report(record_property, 'x', 0.5)\n"))
+    repo.write(
+        "benchmarks/factories.py",
+        "import torch\nfrom minitile.ops import SumFwdOp\n\n\ndef make_sum(M, N):\n    return SumFwdOp(M, "
+        "N, torch.float32)\n",
+    )
+    repo.write(
+        "benchmarks/ops/bench_factory.py",
+        (
+            "from benchmarks.benchmark import report\nfrom benchmarks.factories import make_sum\n\n\n"
+            "def test_factory(record_property):\n    make_sum(64, 256)\n    report(record_property, 'x', "
+            "0.5)\n"
+        ),
+    )
     repo.commit("a factory")
     _commit_change(repo)
     r = repo.bench_op("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
@@ -64,7 +88,7 @@ def test_a_benchmark_staged_for_removal_is_left_alone(repo: Repo) -> None:
     assert "Traceback" not in r.stderr
 
 
-SCOPES = '''import torch
+SCOPES = """import torch
 from minitile.ops import SumFwdOp
 
 
@@ -94,14 +118,17 @@ def test_later_unpack():
 def test_earlier_loop():
     for dim in (0, 1):
         SumFwdOp(64, 256, torch.float32)
-'''
+"""
 
 
 def test_only_names_really_in_scope_are_evidence(repo: Repo) -> None:
     repo.write("benchmarks/ops/bench_scope.py", SCOPES)
     repo.commit("scopes")
-    repo.replace("src/minitile/ops/reduction.py", "def __init__(self, M, N, dtype, tune=False):",
-                 "def __init__(self, M, N, dtype, dim, tune=False):")
+    repo.replace(
+        "src/minitile/ops/reduction.py",
+        "def __init__(self, M, N, dtype, tune=False):",
+        "def __init__(self, M, N, dtype, dim, tune=False):",
+    )
     repo.git("add", "-A")
     repo.bench_op("fix")
     text = repo.read("benchmarks/ops/bench_scope.py")
@@ -109,9 +136,16 @@ def test_only_names_really_in_scope_are_evidence(repo: Repo) -> None:
 
 
 def test_a_default_that_needs_an_import_is_not_pinned(repo: Repo) -> None:
-    repo.replace("src/minitile/ops/reduction.py", "import torch\n", "import enum\n\nimport torch\n\n\nclass Layout(enum.Enum):\n    ROW = 0\n    COL = 1\n")
-    repo.replace("src/minitile/ops/reduction.py", "def __init__(self, M, N, dtype, tune=False):",
-                 "def __init__(self, M, N, dtype, tune=False, layout=Layout.ROW):")
+    repo.replace(
+        "src/minitile/ops/reduction.py",
+        "import torch\n",
+        "import enum\n\nimport torch\n\n\nclass Layout(enum.Enum):\n    ROW = 0\n    COL = 1\n",
+    )
+    repo.replace(
+        "src/minitile/ops/reduction.py",
+        "def __init__(self, M, N, dtype, tune=False):",
+        "def __init__(self, M, N, dtype, tune=False, layout=Layout.ROW):",
+    )
     repo.commit("layouts")
     repo.replace("src/minitile/ops/reduction.py", "layout=Layout.ROW):", "layout=Layout.COL):")
     repo.git("add", "-A")
@@ -123,13 +157,21 @@ def test_a_default_that_needs_an_import_is_not_pinned(repo: Repo) -> None:
 
 
 def test_the_splatted_dict_of_the_right_call_is_edited(repo: Repo) -> None:
-    repo.write("benchmarks/ops/bench_dicts.py", (
-        "import torch\nfrom benchmarks.benchmark import time_ms\nfrom minitile.ops import SumFwdOp\n\n\n"
-        "def test_two_calls_one_line():\n    x = torch.randn(64, 256)\n    timing = {'iters': 5}\n"
-        "    cfg = {'M': 64, 'N': 256, 'dtype': torch.float32}\n    ms = time_ms(SumFwdOp(**cfg), x, **timing)\n"))
+    repo.write(
+        "benchmarks/ops/bench_dicts.py",
+        (
+            "import torch\nfrom benchmarks.benchmark import time_ms\nfrom minitile.ops import SumFwdOp\n\n\n"
+            "def test_two_calls_one_line():\n    x = torch.randn(64, 256)\n    timing = {'iters': 5}\n"
+            "    cfg = {'M': 64, 'N': 256, 'dtype': torch.float32}\n    ms = time_ms(SumFwdOp(**cfg), x, "
+            "**timing)\n"
+        ),
+    )
     repo.commit("dicts")
-    repo.replace("src/minitile/ops/reduction.py", "def __init__(self, M, N, dtype, tune=False):",
-                 "def __init__(self, M, N, dtype, tune=True):")
+    repo.replace(
+        "src/minitile/ops/reduction.py",
+        "def __init__(self, M, N, dtype, tune=False):",
+        "def __init__(self, M, N, dtype, tune=True):",
+    )
     repo.git("add", "-A")
     repo.bench_op("fix")
     text = repo.read("benchmarks/ops/bench_dicts.py")
@@ -137,7 +179,7 @@ def test_the_splatted_dict_of_the_right_call_is_edited(repo: Repo) -> None:
     assert "cfg = {'M': 64, 'N': 256, 'dtype': torch.float32, 'tune': False}" in text
 
 
-MULTI = '''import torch
+MULTI = """import torch
 from minitile.ops import SumFwdOp
 
 
@@ -147,7 +189,7 @@ def test_multi():
         256,  # N: columns
         torch.float32,  # dtype
     )
-'''
+"""
 
 
 def test_comments_stay_with_their_arguments(repo: Repo) -> None:

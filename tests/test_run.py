@@ -1,4 +1,6 @@
-"""`bench-op run` on real pytest subprocesses over the fixture library (CPU): each outcome of the repair loop."""
+"""`bench-op run` on real pytest subprocesses over the fixture
+library (CPU): each outcome of the repair loop.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +16,9 @@ from conftest import REDUCTION_N_DIM, Repo, reduction_change
 BENCH_RED = "benchmarks/ops/bench_reduction.py"
 
 
-def run_json(repo: Repo, tmp_path: Path, *args: str, timeout: float = 300) -> tuple[subprocess.CompletedProcess[str], dict]:
+def run_json(
+    repo: Repo, tmp_path: Path, *args: str, timeout: float = 300
+) -> tuple[subprocess.CompletedProcess[str], dict]:
     out = tmp_path / "run.json"
     r = repo.bench_op("run", "--json", str(out), *args, timeout=timeout)
     return r, json.loads(out.read_text()) if out.exists() else {}
@@ -38,7 +42,7 @@ def test_fixed_statically_then_numbers_on_the_first_run(repo: Repo, tmp_path: Pa
     assert f"running benchmarks with {sys.executable}" in r.stdout
 
 
-SPLAT_BENCH = '''import pytest
+SPLAT_BENCH = """import pytest
 import torch
 
 from benchmarks.benchmark import report, time_ms
@@ -53,7 +57,7 @@ def test_sum_params_bench(params, record_property):
     x = randn(params["M"], params["N"], dtype=params["dtype"])
     op = SumFwdOp(**params)
     report(record_property, "sum", time_ms(op, x), nbytes=x.numel() * x.element_size())
-'''
+"""
 
 
 def test_splatted_params_only_the_run_can_fix(repo: Repo, tmp_path: Path) -> None:
@@ -68,7 +72,9 @@ def test_splatted_params_only_the_run_can_fix(repo: Repo, tmp_path: Path) -> Non
     assert splat["iterations"] == 3  # one case per function, repaired, then the full set once
     text = repo.read("benchmarks/ops/bench_splat.py")
     # params is used for the inputs too: the Op gets its own copy without 'M'.
-    assert "    op_params = dict(params)\n    op_params.pop('M', None)\n    op = SumFwdOp(**op_params)\n" in text
+    assert (
+        "    op_params = dict(params)\n    op_params.pop('M', None)\n    op = SumFwdOp(**op_params)\n" in text
+    )
     assert 'x = randn(params["M"], params["N"], dtype=params["dtype"])' in text
     assert "repaired from the traceback" in r.stdout
 
@@ -76,7 +82,10 @@ def test_splatted_params_only_the_run_can_fix(repo: Repo, tmp_path: Path) -> Non
 def test_kernel_error_after_interface_fix_blocks_and_leaves_the_tree(repo: Repo, tmp_path: Path) -> None:
     crashing = REDUCTION_N_DIM.replace(
         "    def forward(self, x):\n",
-        "    def forward(self, x):\n        raise RuntimeError('CUDA error: an illegal memory access was encountered')\n", 1)
+        "    def forward(self, x):\n        raise RuntimeError('CUDA error: an illegal memory access was "
+        "encountered')\n",
+        1,
+    )
     repo.write("src/minitile/ops/reduction.py", crashing)
     repo.git("add", "-A")
     before = repo.snapshot()
@@ -95,7 +104,7 @@ def test_kernel_error_after_interface_fix_blocks_and_leaves_the_tree(repo: Repo,
     assert str(patch) in r.stdout
 
 
-HANG_BENCH = '''import os
+HANG_BENCH = """import os
 import subprocess
 import time
 
@@ -108,7 +117,7 @@ def test_hangs(record_property):
     import torch
     SumFwdOp(4, 8, torch.float32)
     time.sleep(300)
-'''
+"""
 
 
 def _alive(pid: int) -> bool:
@@ -145,7 +154,7 @@ def test_hung_benchmark_is_killed_with_its_children(repo: Repo, tmp_path: Path) 
     assert r.returncode == 1
 
 
-GPU_BENCH = '''import torch
+GPU_BENCH = """import torch
 
 from minitile.ops import GemmOp
 
@@ -154,19 +163,24 @@ def test_gemm_cuda_bench(record_property):
     a = torch.randn(64, 64, device="cuda")
     op = GemmOp(64, 64, 64, torch.float32)
     op(a, a)
-'''
+"""
 
 
 def test_no_gpu_is_a_skip_unless_required(repo: Repo, tmp_path: Path) -> None:
     repo.write("benchmarks/ops/bench_cuda.py", GPU_BENCH)
     repo.commit("a benchmark that needs a GPU")
-    repo.replace("src/minitile/ops/gemm.py", "def __init__(self, M, N, K, dtype, trans_b=False):",
-                 "def __init__(self, M, N, K, *, dtype, trans_b=False):")
+    repo.replace(
+        "src/minitile/ops/gemm.py",
+        "def __init__(self, M, N, K, dtype, trans_b=False):",
+        "def __init__(self, M, N, K, *, dtype, trans_b=False):",
+    )
     repo.git("add", "-A")
     r, data = run_json(repo, tmp_path)
     cuda = next(b for b in data["benchmarks"] if b["path"] == "benchmarks/ops/bench_cuda.py")
     assert cuda["status"] == "not-run" and cuda["reason"] == "no CUDA device is visible", cuda
-    assert "GemmOp(64, 64, 64, dtype=torch.float32)" in repo.read("benchmarks/ops/bench_cuda.py"), "the static fix stands"
+    assert "GemmOp(64, 64, 64, dtype=torch.float32)" in repo.read("benchmarks/ops/bench_cuda.py"), (
+        "the static fix stands"
+    )
     assert r.returncode == 0, r.stdout
     repo.replace("pyproject.toml", "timeout = 300", "timeout = 300\nrequire-gpu = true")
     repo.git("checkout", "--", "benchmarks")
@@ -176,8 +190,11 @@ def test_no_gpu_is_a_skip_unless_required(repo: Repo, tmp_path: Path) -> None:
 
 
 def test_passing_without_numbers_is_not_done(repo: Repo, tmp_path: Path) -> None:
-    repo.write("benchmarks/ops/bench_quiet.py",
-               "import torch\nfrom minitile.ops import SumFwdOp\n\n\ndef test_quiet():\n    SumFwdOp(4, 8, torch.float32)\n")
+    repo.write(
+        "benchmarks/ops/bench_quiet.py",
+        "import torch\nfrom minitile.ops import SumFwdOp\n\n\ndef test_quiet():\n    SumFwdOp(4, 8, "
+        "torch.float32)\n",
+    )
     repo.commit("a benchmark that measures nothing")
     reduction_change(repo)
     repo.git("add", "-A")
@@ -196,7 +213,7 @@ def test_no_run_is_static_only(repo: Repo, tmp_path: Path) -> None:
     assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
 
 
-PB_BENCH = '''import torch
+PB_BENCH = """import torch
 
 from minitile.ops import SumFwdOp
 
@@ -205,7 +222,7 @@ def test_sum_pytest_benchmark(benchmark):
     x = torch.randn(64, 256)
     op = SumFwdOp(64, 256, torch.float32)
     benchmark(op, x)
-'''
+"""
 
 
 def test_numbers_from_pytest_benchmark_json(repo: Repo, tmp_path: Path) -> None:
@@ -221,14 +238,14 @@ def test_numbers_from_pytest_benchmark_json(repo: Repo, tmp_path: Path) -> None:
     assert n["name"] == "latency" and n["unit"] == "ms" and n["value"] > 0
 
 
-WARM_TEST = '''import os
+WARM_TEST = """import os
 import sys
 
 
 def test_started_early():
     assert "wave" in sys.modules  # imported before the node ids came, not by this file
     assert os.environ["BENCHOP_MARK"] == "handed"  # the run's environment, not the early start's
-'''
+"""
 
 
 def test_early_started_pytest_imports_first_then_runs_what_it_is_handed(tmp_path: Path) -> None:
@@ -237,12 +254,28 @@ def test_early_started_pytest_imports_first_then_runs_what_it_is_handed(tmp_path
     interp = Interpreter(sys.executable, "test")
     warm = Warm(interp, str(tmp_path), ("wave",))
     (tmp_path / "test_warm.py").write_text(WARM_TEST)  # written after the start, as the rewrites are
-    res = run_pytest(interp, str(tmp_path), ["test_warm.py"], timeout=120, echo=lambda s: None, warm=warm,
-                     extra_env={"BENCHOP_MARK": "handed"})
-    assert [(t.nodeid, t.outcome) for t in res.tests] == [("test_warm.py::test_started_early", "passed")], res.tail
+    res = run_pytest(
+        interp,
+        str(tmp_path),
+        ["test_warm.py"],
+        timeout=120,
+        echo=lambda s: None,
+        warm=warm,
+        extra_env={"BENCHOP_MARK": "handed"},
+    )
+    assert [(t.nodeid, t.outcome) for t in res.tests] == [("test_warm.py::test_started_early", "passed")], (
+        res.tail
+    )
     assert warm.proc is None  # taken once: a second session starts cold
-    cold = run_pytest(interp, str(tmp_path), ["test_warm.py"], timeout=120, echo=lambda s: None, warm=warm,
-                      extra_env={"BENCHOP_MARK": "handed"})
+    cold = run_pytest(
+        interp,
+        str(tmp_path),
+        ["test_warm.py"],
+        timeout=120,
+        echo=lambda s: None,
+        warm=warm,
+        extra_env={"BENCHOP_MARK": "handed"},
+    )
     assert [t.outcome for t in cold.tests] == ["failed"]
 
 
@@ -289,5 +322,7 @@ def test_early_start_leaves_torch_to_a_conftest_that_sets_the_environment(tmp_pa
     assert warm_modules(str(tmp_path), cfg) == ("torch",)
     (tmp_path / "benchmarks" / "conftest.py").write_text("import pytest\nimport torch\n")
     assert warm_modules(str(tmp_path), cfg) == ("torch",)
-    (tmp_path / "benchmarks" / "conftest.py").write_text("import os\nos.environ['CUBLAS_WORKSPACE_CONFIG'] = ':4096:8'\nimport torch\n")
+    (tmp_path / "benchmarks" / "conftest.py").write_text(
+        "import os\nos.environ['CUBLAS_WORKSPACE_CONFIG'] = ':4096:8'\nimport torch\n"
+    )
     assert warm_modules(str(tmp_path), cfg) == ()

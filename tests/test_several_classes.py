@@ -17,21 +17,38 @@ NORM_CHANGES = {
     "drop-M": "def __init__(self, hidden, dtype, eps=1e-6):",
     "rename-M": "def __init__(self, rows, hidden, dtype, eps=1e-6):",
 }
-TABLE = ("import torch\nfrom minitile.ops import SumFwdOp, MeanFwdOp, RMSNormOp\n\n\n"
-         "def make(kind, m, n):\n    table = {'sum': SumFwdOp, 'mean': MeanFwdOp, 'norm': RMSNormOp}\n    cls = table[kind]\n")
+TABLE = (
+    "import torch\nfrom minitile.ops import SumFwdOp, MeanFwdOp, RMSNormOp\n\n\n"
+    "def make(kind, m, n):\n    table = {'sum': SumFwdOp, 'mean': MeanFwdOp, 'norm': RMSNormOp}\n    cls = "
+    "table[kind]\n"
+)
 TESTS = "\n\ndef test_x():\n    for kind in ('sum', 'mean', 'norm'):\n        make(kind, 8, 16)\n"
 
 # (id, norm change, body of make after `cls = table[kind]`, expected lines in the output)
 CASES = [
-    ("same-rewrite-for-both-families", "drop-M",
-     "    return cls(m, n, torch.float32)\n",
-     ["fix: cls(n, torch.float32)"]),
-    ("different-outcomes-are-reported-per-class", "rename-M",
-     "    return cls(m, n, torch.float32)\n",
-     ["the classes need different fixes, update it by hand", "RMSNormOp: no change needed", "MeanFwdOp, SumFwdOp: cls(n, torch.float32)"]),
-    ("a-guard-splits-the-classes", "drop-M",
-     "    if kind == 'norm':\n        return cls(m, n, torch.float32, eps=1e-5)\n    return cls(m, n, torch.float32, tune=True)\n",
-     ["fix: cls(n, torch.float32, eps=1e-5)", "fix: cls(n, torch.float32, tune=True)"]),
+    (
+        "same-rewrite-for-both-families",
+        "drop-M",
+        "    return cls(m, n, torch.float32)\n",
+        ["fix: cls(n, torch.float32)"],
+    ),
+    (
+        "different-outcomes-are-reported-per-class",
+        "rename-M",
+        "    return cls(m, n, torch.float32)\n",
+        [
+            "the classes need different fixes, update it by hand",
+            "RMSNormOp: no change needed",
+            "MeanFwdOp, SumFwdOp: cls(n, torch.float32)",
+        ],
+    ),
+    (
+        "a-guard-splits-the-classes",
+        "drop-M",
+        "    if kind == 'norm':\n        return cls(m, n, torch.float32, eps=1e-5)\n    return cls(m, n, "
+        "torch.float32, tune=True)\n",
+        ["fix: cls(n, torch.float32, eps=1e-5)", "fix: cls(n, torch.float32, tune=True)"],
+    ),
 ]
 
 

@@ -23,12 +23,22 @@ def sig(src: str):
         pytest.param("N, dtype", "N, dtype, dim", {EditKind.ADDED_REQUIRED}, id="added-required"),
         pytest.param("N, dtype", "N, dtype, dim=-1", {EditKind.ADDED_OPTIONAL}, id="added-default"),
         pytest.param("M, hidden, dtype", "M, dim, dtype", {EditKind.RENAMED}, id="renamed-same-position"),
-        pytest.param("M, hidden: int, dtype", "M, dim: float, dtype", {EditKind.REMOVED, EditKind.ADDED_REQUIRED}, id="not-renamed-annotation-differs"),
+        pytest.param(
+            "M, hidden: int, dtype",
+            "M, dim: float, dtype",
+            {EditKind.REMOVED, EditKind.ADDED_REQUIRED},
+            id="not-renamed-annotation-differs",
+        ),
         pytest.param("M, N, tune=False", "M, N, *, tune=False", {EditKind.KIND_CHANGED}, id="keyword-only"),
         pytest.param("M, N, K", "M, K, N", {EditKind.MOVED}, id="reordered"),
         pytest.param("M, N, dim=-1", "M, N, dim=0", {EditKind.DEFAULT_CHANGED}, id="default-changed"),
         pytest.param("M, N, dtype", "M, N, dtype", set(), id="unchanged"),
-        pytest.param("M, N, dtype", "N, dtype, dim=-1", {EditKind.REMOVED, EditKind.ADDED_OPTIONAL}, id="shift-is-not-move"),
+        pytest.param(
+            "M, N, dtype",
+            "N, dtype, dim=-1",
+            {EditKind.REMOVED, EditKind.ADDED_OPTIONAL},
+            id="shift-is-not-move",
+        ),
     ],
 )
 def test_diff_kinds(old, new, kinds):
@@ -67,6 +77,8 @@ def test_bind(params, shape, ok, error):
         assert error in (b.error or "")
 
 
-@pytest.mark.parametrize("src, ok", [("-1", True), ("torch.float16", True), ("(1, 2)", True), ("dim", False), ("f(x)", False)])
+@pytest.mark.parametrize(
+    "src, ok", [("-1", True), ("torch.float16", True), ("(1, 2)", True), ("dim", False), ("f(x)", False)]
+)
 def test_constant_source(src, ok):
     assert is_constant_source(src) is ok

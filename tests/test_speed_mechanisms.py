@@ -41,8 +41,13 @@ def test_votes_for_given_names_are_the_unfiltered_votes_of_those_names():
     assert everything[("SumOp", "SumFwdOp")] == {renames.TESTS}
     assert everything[("MeanOp", "MeanFwdOp")] == {renames.TESTS}
     assert ("b", "c") in everything and ("a", "c") in everything
-    for olds, news in [({"SumOp"}, {"SumFwdOp"}), ({"SumOp", "MeanOp"}, {"MeanFwdOp"}), ({"b"}, {"c"}),
-                       ({"SumOp", "b"}, {"c", "SumFwdOp", "Nothing"}), ({"Gone"}, {"SumFwdOp"})]:
+    for olds, news in [
+        ({"SumOp"}, {"SumFwdOp"}),
+        ({"SumOp", "MeanOp"}, {"MeanFwdOp"}),
+        ({"b"}, {"c"}),
+        ({"SumOp", "b"}, {"c", "SumFwdOp", "Nothing"}),
+        ({"Gone"}, {"SumFwdOp"}),
+    ]:
         want = {k: v for k, v in everything.items() if k[0] in olds and k[1] in news}
         assert renames.votes_from(files, olds, news) == want, (olds, news)
 
@@ -52,7 +57,6 @@ def test_a_swap_only_in_prose_is_no_vote():
     new = '"""Uses SumFwdOp."""\n# SumFwdOp below\nx = 1\n'
     assert renames.substitutions(old, new) == []
     assert renames.votes_from([(renames.TESTS, old, new)], {"SumOp"}, {"SumFwdOp"}) == {}
-
 
 
 # -- rewriting statement by statement gives the whole-module rewrite, byte for byte and message for message
@@ -113,17 +117,25 @@ def _edits_for(src: bytes):
     lines = src.decode("utf-8-sig").splitlines()
     calls, dicts = [], []
     for node in ast.walk(tree):
-        col = len(lines[node.lineno - 1][:node.col_offset]) if hasattr(node, "col_offset") else 0
+        col = len(lines[node.lineno - 1][: node.col_offset]) if hasattr(node, "col_offset") else 0
         if isinstance(node, ast.Call) and node.end_lineno is not None and node.end_col_offset is not None:
             n = len(node.args) + len(node.keywords)
             ops = [ArgOp("drop", 0)] if n else [ArgOp("add_kw", None, "k", "1")]
-            if isinstance(node.func, ast.Name) and node.func.id == "Grow":  # grows past the line length: wrapped
+            if (
+                isinstance(node.func, ast.Name) and node.func.id == "Grow"
+            ):  # grows past the line length: wrapped
                 ops = [ArgOp("add_kw", None, "gamma_parameter", "some_rather_long_value_expression")]
             if len(node.args) > 2 and not node.keywords:
                 ops.append(ArgOp("to_kw", len(node.args) - 1, "last"))
             calls.append(CallEdit(node.lineno, col, node.end_lineno, node.end_col_offset, tuple(ops)))
         elif isinstance(node, ast.Dict) and node.keys and isinstance(node.keys[0], ast.Constant):
-            dicts.append(DictEdit(node.lineno, col, (ArgOp("drop", None, node.keys[0].value), ArgOp("add_kw", None, "z", "0"))))
+            dicts.append(
+                DictEdit(
+                    node.lineno,
+                    col,
+                    (ArgOp("drop", None, node.keys[0].value), ArgOp("add_kw", None, "z", "0")),
+                )
+            )
     # One the rewriter can't find (a column off), and one whose dropped argument carries a comment.
     c0 = calls[0]
     calls.append(CallEdit(c0.lineno, c0.col + 1, c0.end_lineno, c0.end_col, c0.ops))
@@ -139,7 +151,9 @@ def test_rewrite_by_statement_is_the_whole_module_rewrite():
     for variant in range(3):
         src = REWRITE_SRC if variant != 1 else REWRITE_SRC.lstrip("\ufeff")
         if variant == 2:
-            src = src.replace("    op = Op(m, n, dtype)  # keep\n", "    op = Op(  # the op\n        m, n, dtype)\n")
+            src = src.replace(
+                "    op = Op(m, n, dtype)  # keep\n", "    op = Op(  # the op\n        m, n, dtype)\n"
+            )
         data = src.encode()
         calls, dicts = _edits_for(data)
         for trial in range(12):
@@ -149,13 +163,21 @@ def test_rewrite_by_statement_is_the_whole_module_rewrite():
                 continue
             for line_length in (None, 40, 88):
                 text = data.decode("utf-8-sig")
-                layout = rw.Layout(line_length, rw.file_style(text), tuple(text.splitlines())) if line_length else None
+                layout = (
+                    rw.Layout(line_length, rw.file_style(text), tuple(text.splitlines()))
+                    if line_length
+                    else None
+                )
                 whole = rw._rewrite_module(data, cs, (), ds, None, layout)
                 alone = rw._rewrite_by_statement(data, cs, ds, layout)
                 if alone is None:  # only where libcst fails: the whole module's message is the answer
                     assert any(f.startswith(("rewrite failed", "libcst could not")) for f in whole.failed)
                     continue
-                assert (alone.data, alone.applied, alone.failed) == (whole.data, whole.applied, whole.failed), (variant, trial, line_length)
+                assert (alone.data, alone.applied, alone.failed) == (
+                    whole.data,
+                    whole.applied,
+                    whole.failed,
+                ), (variant, trial, line_length)
                 assert rw.rewrite(data, cs, (), ds, line_length=line_length).data == whole.data
 
 
@@ -164,14 +186,26 @@ def test_rewrite_by_statement_leaves_what_could_differ_to_the_whole_module():
     from benchop_hook.rewrite import edit as rw
 
     edit = [rw.CallEdit(1, 4, 1, 19, (ArgOp("drop", 0),))]
-    assert rw._rewrite_by_statement(b"x = Op(M, N, dtype)\r\ny = 2\r\n", edit, [], None) is None  # libcst's newline
-    assert rw._rewrite_by_statement(b"# -*- coding: latin-1 -*-\nx = Op(M, N, dtype)\n",
-                                    [rw.CallEdit(2, 4, 2, 19, (ArgOp("drop", 0),))], [], None) is None
-    assert rw._rewrite_by_statement(b"x = Op(M, N, dtype)\n", [rw.CallEdit(5, 0, 5, 3, ())], [], None) is None  # no statement there
+    assert (
+        rw._rewrite_by_statement(b"x = Op(M, N, dtype)\r\ny = 2\r\n", edit, [], None) is None
+    )  # libcst's newline
+    assert (
+        rw._rewrite_by_statement(
+            b"# -*- coding: latin-1 -*-\nx = Op(M, N, dtype)\n",
+            [rw.CallEdit(2, 4, 2, 19, (ArgOp("drop", 0),))],
+            [],
+            None,
+        )
+        is None
+    )
+    assert (
+        rw._rewrite_by_statement(b"x = Op(M, N, dtype)\n", [rw.CallEdit(5, 0, 5, 3, ())], [], None) is None
+    )  # no statement there
     assert rw.rewrite(b"x = Op(M, N, dtype)\n", edit).data == b"x = Op(N, dtype)\n"
 
 
 # -- rename hints analyse a changed test file only when a call in it can spell a keyword-only parameter
+
 
 def _passes_by_keyword(source: str | bytes, names: tuple[str, ...]) -> bool:
     """The long way: a call in the parsed module passes one of `names` as a keyword (Python normalizes it)."""
@@ -201,8 +235,12 @@ def test_a_file_is_ruled_out_only_when_no_call_in_it_can_pass_the_names():
 
     names = ("target", "decimals")
     passing = [
-        "Op(x, target=1)", "Op(x, target = 1)", "Op(\n    x,\n    target\n    = 1,\n)",
-        "Op(x, target  # the device\n    = 1)", "Op(x, target \\\n= 1)", "Op(x, decimals=2)",
+        "Op(x, target=1)",
+        "Op(x, target = 1)",
+        "Op(\n    x,\n    target\n    = 1,\n)",
+        "Op(x, target  # the device\n    = 1)",
+        "Op(x, target \\\n= 1)",
+        "Op(x, decimals=2)",
         "Op(x, \uff54arget=1)",  # fullwidth t: Python reads the keyword `target`
     ]
     for src in passing:
@@ -210,8 +248,10 @@ def test_a_file_is_ruled_out_only_when_no_call_in_it_can_pass_the_names():
     # A Cyrillic a is not a Latin one, but any identifier character beyond ASCII keeps the file.
     assert may_spell("Op(x, t\u0430rget=1)".encode(), names)
     not_passing = [
-        "Op(x)\nif target == 1:\n    pass\n", "# target=1 in a comment is still text\nOp(x)\n",
-        "Op(x, target_shape=1)", "Op(x, my_target=1)",
+        "Op(x)\nif target == 1:\n    pass\n",
+        "# target=1 in a comment is still text\nOp(x)\n",
+        "Op(x, target_shape=1)",
+        "Op(x, my_target=1)",
         "# \u2192 arrows, \u00d7 signs and \u2014 dashes are not names\nOp(x)\n",
     ]
     ruled_out = {src for src in not_passing if not may_spell(src.encode(), names)}
@@ -264,16 +304,27 @@ x for x in range(3)]
 
 def _interface_edits() -> list[str]:
     lines = INTERFACE_SRC.splitlines(keepends=True)
-    inserts = ["class Added(Base):\n    def __init__(self, k): ...\n", "        self.extra = 1\n",
-               "    def __init__(self, q): ...\n", "def f(\n", '"""\n', "\n", "# note\n", ")\n",
-               "from __future__ import annotations\n", "x = 2\n", "    k: float = 0.5\n", "@decorated\n"]
+    inserts = [
+        "class Added(Base):\n    def __init__(self, k): ...\n",
+        "        self.extra = 1\n",
+        "    def __init__(self, q): ...\n",
+        "def f(\n",
+        '"""\n',
+        "\n",
+        "# note\n",
+        ")\n",
+        "from __future__ import annotations\n",
+        "x = 2\n",
+        "    k: float = 0.5\n",
+        "@decorated\n",
+    ]
     out = []
     for i in range(len(lines) + 1):
-        out.append("".join(lines[:i] + lines[i + 1:]))  # a line removed
+        out.append("".join(lines[:i] + lines[i + 1 :]))  # a line removed
         for ins in inserts:
             out.append("".join([*lines[:i], ins, *lines[i:]]))  # a line added
         if i < len(lines):
-            out.append("".join([*lines[:i], lines[i].replace("m", "mm"), *lines[i + 1:]]))  # a line changed
+            out.append("".join([*lines[:i], lines[i].replace("m", "mm"), *lines[i + 1 :]]))  # a line changed
     return out
 
 
@@ -309,8 +360,12 @@ def test_sources_whose_lines_can_mean_something_else_alone_are_parsed_whole():
 
     old = INTERFACE_SRC.encode()
     tree = ast.parse(old)
-    for new in [b"\xef\xbb\xbf" + old, b"# -*- coding: latin-1 -*-\n" + old, old + b"x = 1 + \\\n    2\n",
-                old.replace(b"import dataclasses", b"from __future__ import barry_as_FLUFL\nimport dataclasses")]:
+    for new in [
+        b"\xef\xbb\xbf" + old,
+        b"# -*- coding: latin-1 -*-\n" + old,
+        old + b"x = 1 + \\\n    2\n",
+        old.replace(b"import dataclasses", b"from __future__ import barry_as_FLUFL\nimport dataclasses"),
+    ]:
         assert interfaces.constructors_after_edit(tree, old, new) is None
     # an indented line after a class joins its body: not a piece that parses alone
     new = old.replace(b"        return x\n", b"        return x\n    def __init__(self, other): ...\n")
@@ -319,6 +374,7 @@ def test_sources_whose_lines_can_mean_something_else_alone_are_parsed_whole():
 
 
 # -- the interface check of a large commit is split between two processes
+
 
 def _pid_is_not(pid: int) -> Callable[[int], bool]:
     import os
@@ -341,19 +397,27 @@ def test_forked_answers_come_back_in_order_from_the_child() -> None:
         time.sleep(0.01)
         return x, os.getpid() != me
 
-    got = forked.map_split(where, list(range(40)), [1] * 40, min_weight=0,
-                           meanwhile=lambda: (ran.append(os.getpid()), time.sleep(0.05)))
+    got = forked.map_split(
+        where,
+        list(range(40)),
+        [1] * 40,
+        min_weight=0,
+        meanwhile=lambda: (ran.append(os.getpid()), time.sleep(0.05)),
+    )
     # Every answer in its place; the child (another pid) took some while this process ran `meanwhile`,
     # and this process took some once it was free.
     assert [x for x, _ in got] == list(range(40))
     assert any(child for _, child in got) and not all(child for _, child in got)
     assert ran == [me]
     # Under the threshold everything is answered here.
-    assert forked.map_split(where, list(range(10)), [1] * 10, min_weight=11) == [(x, False) for x in range(10)]
+    assert forked.map_split(where, list(range(10)), [1] * 10, min_weight=11) == [
+        (x, False) for x in range(10)
+    ]
     # More items than the queue holds records: they go in batches, still every one answered once.
     calls: list[int] = []
-    many = forked.map_split(lambda x: (calls.append(x), x * 2)[1], list(range(3000)), list(range(3000)),
-                            min_weight=0)
+    many = forked.map_split(
+        lambda x: (calls.append(x), x * 2)[1], list(range(3000)), list(range(3000)), min_weight=0
+    )
     assert many == [x * 2 for x in range(3000)]
     assert sorted(calls) == sorted(set(calls)) and len(calls) <= 3000  # (the child's calls are not seen here)
 
@@ -372,11 +436,18 @@ def test_a_failing_child_leaves_its_half_to_this_process() -> None:
             raise RuntimeError("child")
         return x % 2 == 0
 
-    assert forked.map_split(fails_elsewhere, list(range(60)), [1] * 60, min_weight=0) == [x % 2 == 0 for x in range(60)]
+    assert forked.map_split(fails_elsewhere, list(range(60)), [1] * 60, min_weight=0) == [
+        x % 2 == 0 for x in range(60)
+    ]
 
 
-def _without_and_with_fork(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], module: object,
-                           threshold: str, argv: list[str]) -> tuple[int, list[tuple[int, pytest.CaptureResult[str]]]]:
+def _without_and_with_fork(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    module: object,
+    threshold: str,
+    argv: list[str],
+) -> tuple[int, list[tuple[int, pytest.CaptureResult[str]]]]:
     """`cli.main(argv)` with `module.threshold` out of reach, then at 0: the forks counted, each run's exit
     code and captured output."""
     import os
@@ -399,8 +470,9 @@ def _without_and_with_fork(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captu
     return len(forks), runs
 
 
-def test_the_forked_interface_check_reports_what_the_serial_one_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_forked_interface_check_reports_what_the_serial_one_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
 
     from test_evidence_idioms import make
 
@@ -411,9 +483,11 @@ def test_the_forked_interface_check_reports_what_the_serial_one_does(tmp_path: P
     old = "class Case{k}:\n    def __init__(self, m, n):\n        self.m = m\n"
     files = {f"workloads/w{k}.py": old.format(k=k) for k in range(6)}
     files["workloads/__init__.py"] = ""
-    files["benchmarks/bench_w.py"] = ("".join(f"from workloads.w{k} import Case{k}\n" for k in range(6))
-                                      + "\n\ndef test_bench(m=1, n=2):\n"
-                                      + "".join(f"    Case{k}(m, n)\n" for k in range(6)))
+    files["benchmarks/bench_w.py"] = (
+        "".join(f"from workloads.w{k} import Case{k}\n" for k in range(6))
+        + "\n\ndef test_bench(m=1, n=2):\n"
+        + "".join(f"    Case{k}(m, n)\n" for k in range(6))
+    )
     repo = make(tmp_path, files)
     for k in range(6):  # three constructors change, three files change elsewhere
         new = old.format(k=k)
@@ -421,8 +495,9 @@ def test_the_forked_interface_check_reports_what_the_serial_one_does(tmp_path: P
         repo.write(f"workloads/w{k}.py", new)
     repo.commit("workloads: some rows come from the inputs")
     monkeypatch.chdir(repo.path)
-    forks, runs = _without_and_with_fork(monkeypatch, capsys, forked, "MIN_WEIGHT",
-                                         ["check", "--from-ref", "HEAD~1", "--to-ref", "HEAD"])
+    forks, runs = _without_and_with_fork(
+        monkeypatch, capsys, forked, "MIN_WEIGHT", ["check", "--from-ref", "HEAD~1", "--to-ref", "HEAD"]
+    )
     outs = [(rc, out.out) for rc, out in runs]
     assert forks == 1  # the second run forked, the first did not
     assert outs[0] == outs[1]
@@ -430,22 +505,32 @@ def test_the_forked_interface_check_reports_what_the_serial_one_does(tmp_path: P
     assert not any(f"Case{k}(" in outs[0][1] for k in (0, 2, 4)), outs[0]
 
 
-
 def test_rename_votes_spread_over_processes_are_the_votes() -> None:
     from benchop_hook.fixing import forked
 
     if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
-    files = [(renames.TESTS, OLD_TEST, NEW_TEST), (renames.OTHER, UNRELATED_OLD, UNRELATED_NEW),
-             (renames.WORKLOADS, OLD_TEST.replace("test_sum", "test_mean"), NEW_TEST.replace("test_sum", "test_mean"))]
+    files = [
+        (renames.TESTS, OLD_TEST, NEW_TEST),
+        (renames.OTHER, UNRELATED_OLD, UNRELATED_NEW),
+        (
+            renames.WORKLOADS,
+            OLD_TEST.replace("test_sum", "test_mean"),
+            NEW_TEST.replace("test_sum", "test_mean"),
+        ),
+    ]
 
-    def spread(f: Callable[[tuple[str, str, str]], list[tuple[str, str]]],
-               xs: list[tuple[str, str, str]]) -> list[list[tuple[str, str]]]:
+    def spread(
+        f: Callable[[tuple[str, str, str]], list[tuple[str, str]]], xs: list[tuple[str, str, str]]
+    ) -> list[list[tuple[str, str]]]:
         return forked.map_split(f, xs, [1] * len(xs), min_weight=0)
 
     for olds, news in [(None, None), ({"SumOp", "MeanOp", "b"}, {"SumFwdOp", "MeanFwdOp", "c"})]:
         assert renames.votes_from(files, olds, news, spread) == renames.votes_from(files, olds, news)
-    assert renames.votes_from(files, None, None, spread)[("SumOp", "SumFwdOp")] == {renames.TESTS, renames.WORKLOADS}
+    assert renames.votes_from(files, None, None, spread)[("SumOp", "SumFwdOp")] == {
+        renames.TESTS,
+        renames.WORKLOADS,
+    }
 
 
 def test_prose_lines_found_through_statements_are_those_of_every_node() -> None:
@@ -455,19 +540,30 @@ def test_prose_lines_found_through_statements_are_those_of_every_node() -> None:
     def every_node(text: str) -> set[int]:  # the long way: ast.walk over every node
         out = set()
         for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            if (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+            ):
                 out.update(range(node.lineno - 1, node.end_lineno or node.lineno))
         return out
 
-    nested = ('class A:\n    """doc"""\n    def f(self):\n        try:\n            "in try"\n        except E:\n'
-              '            """in handler"""\n        else:\n            "else"\n        finally:\n            "fin"\n'
-              '        match x:\n            case 1:\n                "in case"\n        with a:\n            while b:\n'
-              '                for c in d:\n                    if e:\n                        "deep"\n'
-              '                    else:\n                        "orelse"\n        g = lambda: "not a statement"\n'
-              '        async def h():\n            "async"\n            async with x:\n                "aw"\n')
+    nested = (
+        'class A:\n    """doc"""\n    def f(self):\n        try:\n            "in try"\n        except E:\n'
+        '            """in handler"""\n        else:\n            "else"\n        finally:\n            '
+        '"fin"\n'
+        '        match x:\n            case 1:\n                "in case"\n        with a:\n            '
+        "while b:\n"
+        '                for c in d:\n                    if e:\n                        "deep"\n'
+        '                    else:\n                        "orelse"\n        g = lambda: "not a statement"\n'
+        '        async def h():\n            "async"\n            async with x:\n                "aw"\n'
+    )
     assert renames._prose_lines(nested, []) == every_node(nested) and len(every_node(nested)) == 10
     root = Path(__file__).parent.parent
-    sources = [p.read_text() for p in [*sorted((root / "benchop_hook").rglob("*.py")), *sorted((root / "tests").rglob("*.py"))]]
+    sources = [
+        p.read_text()
+        for p in [*sorted((root / "benchop_hook").rglob("*.py")), *sorted((root / "tests").rglob("*.py"))]
+    ]
     assert len(sources) > 50
     for text in sources:
         lines = text.splitlines()
@@ -476,6 +572,7 @@ def test_prose_lines_found_through_statements_are_those_of_every_node() -> None:
 
 
 # -- an edited file outside the op paths whose classes nothing names is not parsed
+
 
 def test_class_names_by_lines_hold_every_top_level_class() -> None:
     import ast
@@ -497,7 +594,11 @@ def test_class_names_by_lines_hold_every_top_level_class() -> None:
     assert interfaces.top_level_class_names(b"\xef\xbb\xbfclass A(B):\n    pass\n") == {b"A"}
     assert interfaces.top_level_class_names(b'x = """\nclass Doc:\n"""\nclass A[T]: ...\n') == {b"Doc", b"A"}
     # what could hide a class from a line-by-line reading: no answer
-    for hidden in [b"x = 1\n\fclass A: ...\n", b"class \\\n    A: ...\n", "class \u00c9t\u00e9: ...\n".encode()]:
+    for hidden in [
+        b"x = 1\n\fclass A: ...\n",
+        b"class \\\n    A: ...\n",
+        "class \u00c9t\u00e9: ...\n".encode(),
+    ]:
         assert interfaces.top_level_class_names(hidden) is None
 
 
@@ -510,7 +611,9 @@ def test_a_file_is_left_unparsed_only_when_its_classes_stay_and_nothing_names_th
     assert interfaces.left_unparsed(old, new, nothing, nothing) == "nowhere"
     assert interfaces.left_unparsed(old, new, nothing, {b"Helper"}.__contains__) == "op files"
     assert interfaces.left_unparsed(old, new, {b"Helper"}.__contains__, nothing) is None
-    assert interfaces.left_unparsed(old, old + b"class Extra:\n    pass\n", nothing, nothing) is None  # appeared
+    assert (
+        interfaces.left_unparsed(old, old + b"class Extra:\n    pass\n", nothing, nothing) is None
+    )  # appeared
     assert interfaces.left_unparsed(old + b"class Gone: ...\n", old, nothing, nothing) is None  # went
     assert interfaces.left_unparsed(old, b"\f" + old, nothing, nothing) is None
 
@@ -520,10 +623,17 @@ def test_interface_files_nothing_names_change_no_answer(tmp_path: Path) -> None:
 
     used = "class Case:\n    def __init__(self, m, n):\n        self.m = m\n"
     helper = "class Helper:\n    def __init__(self, m, n):\n        self.m = m\n"
-    repo = make(tmp_path, {"workloads/__init__.py": "", "workloads/cases.py": used, "tests/helpers.py": helper,
-                           "tests/more.py": helper.replace("Helper", "Other"),
-                           "benchmarks/bench_case.py": "from workloads.cases import Case\n\n\n"
-                                                       "def test_bench(m=1, n=2):\n    Case(m, n)\n"})
+    repo = make(
+        tmp_path,
+        {
+            "workloads/__init__.py": "",
+            "workloads/cases.py": used,
+            "tests/helpers.py": helper,
+            "tests/more.py": helper.replace("Helper", "Other"),
+            "benchmarks/bench_case.py": "from workloads.cases import Case\n\n\n"
+            "def test_bench(m=1, n=2):\n    Case(m, n)\n",
+        },
+    )
     # Only the unnamed helper's constructor changes: the summary still says a constructor changed.
     repo.write("tests/helpers.py", helper.replace("(self, m, n)", "(self, n)"))
     repo.commit("tests: a helper takes its rows from the input")
@@ -541,7 +651,8 @@ def test_interface_files_nothing_names_change_no_answer(tmp_path: Path) -> None:
 
 
 def test_benchmark_files_judged_in_two_processes_give_the_serial_answer(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
 
     from test_evidence_idioms import make
 
@@ -556,18 +667,29 @@ def test_benchmark_files_judged_in_two_processes_give_the_serial_answer(
     for k in range(8):  # each benchmark imports its own workload through an unchanged re-export: the child
         # reads blobs the parent has not read
         files[f"workloads/all{k}.py"] = f"from workloads.w{k} import Case{k}\n"
-        files[f"benchmarks/bench_w{k}.py"] = (f"from workloads.all{k} import Case{k}\n\n\n"
-                                              f"def test_bench(m=1, n=2, dtype='f32'):\n    Case{k}(m, n, dtype)\n"
-                                              f"    Case{k}(m, n, dtype=dtype)\n")
+        files[f"benchmarks/bench_w{k}.py"] = (
+            f"from workloads.all{k} import Case{k}\n\n\n"
+            f"def test_bench(m=1, n=2, dtype='f32'):\n    Case{k}(m, n, dtype)\n"
+            f"    Case{k}(m, n, dtype=dtype)\n"
+        )
     repo = make(tmp_path, files)
     for k in range(8):  # half the constructors lose m; the other half only gain a defaulted flag
         new = old.format(k=k)
-        repo.write(f"workloads/w{k}.py", new.replace("(self, m, n, dtype)", "(self, n, dtype)") if k % 2
-                   else new.replace("dtype)", "dtype, flag=False)"))
+        repo.write(
+            f"workloads/w{k}.py",
+            new.replace("(self, m, n, dtype)", "(self, n, dtype)")
+            if k % 2
+            else new.replace("dtype)", "dtype, flag=False)"),
+        )
     repo.commit("workloads: rows from the inputs")
     monkeypatch.chdir(repo.path)
-    forks, outs = _without_and_with_fork(monkeypatch, capsys, pipeline, "JUDGE_FORK_WEIGHT",
-                                         ["fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD"])
+    forks, outs = _without_and_with_fork(
+        monkeypatch,
+        capsys,
+        pipeline,
+        "JUDGE_FORK_WEIGHT",
+        ["fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD"],
+    )
     assert forks == 1  # the second run forked, the first did not
     assert outs[0] == outs[1]
     out = outs[0][1].out + outs[0][1].err
@@ -606,7 +728,8 @@ def test_a_forked_child_reads_git_through_its_own_cat_file(tmp_path: Path) -> No
 
 
 def test_a_class_op_files_only_call_is_left_unparsed_one_they_inherit_is_not(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from test_evidence_idioms import make
 
     from benchop_hook import cli
@@ -614,14 +737,23 @@ def test_a_class_op_files_only_call_is_left_unparsed_one_they_inherit_is_not(
 
     mixin = "class ShapeMixin:\n    def __init__(self, m, n, dtype):\n        self.m = m\n"
     kernel = "class SumKernel:\n    def __init__(self, m, n):\n        self.m = m\n"
-    op = ("from kern.kernels.mixin import ShapeMixin\nfrom kern.kernels.sum import SumKernel\n"
-          "from kern.ops.op import Op\n\n\nclass SumOp(ShapeMixin, Op):\n"
-          "    def forward(self, x):\n        return SumKernel(self.m, 2)(x)\n")
-    repo = make(tmp_path, {"src/kern/kernels/__init__.py": "", "src/kern/kernels/mixin.py": mixin,
-                           "src/kern/kernels/sum.py": kernel, "src/kern/ops/sum.py": op,
-                           "benchmarks/bench_sum.py": "from kern.ops.sum import SumOp\n\n\n"
-                                                      "def test_sum(m=1, n=2, dtype='f32'):\n"
-                                                      "    SumOp(m, n, dtype)\n"})
+    op = (
+        "from kern.kernels.mixin import ShapeMixin\nfrom kern.kernels.sum import SumKernel\n"
+        "from kern.ops.op import Op\n\n\nclass SumOp(ShapeMixin, Op):\n"
+        "    def forward(self, x):\n        return SumKernel(self.m, 2)(x)\n"
+    )
+    repo = make(
+        tmp_path,
+        {
+            "src/kern/kernels/__init__.py": "",
+            "src/kern/kernels/mixin.py": mixin,
+            "src/kern/kernels/sum.py": kernel,
+            "src/kern/ops/sum.py": op,
+            "benchmarks/bench_sum.py": "from kern.ops.sum import SumOp\n\n\n"
+            "def test_sum(m=1, n=2, dtype='f32'):\n"
+            "    SumOp(m, n, dtype)\n",
+        },
+    )
     # The inherited constructor loses m; the kernel the op only calls is left half written.
     repo.write("src/kern/kernels/mixin.py", mixin.replace("(self, m, n, dtype)", "(self, n, dtype)"))
     repo.write("src/kern/kernels/sum.py", kernel + "def broken(:\n")
@@ -642,10 +774,14 @@ def test_functions_are_walked_for_imports_unless_the_text_rules_them_out() -> No
     from benchop_hook.fixing import static_pass as pipeline
 
     here = Path(__file__).resolve().parent.parent
-    sources = [p.read_bytes() for p in sorted([*here.glob("benchop_hook/**/*.py"), *here.glob("tests/**/*.py")])]
-    sources += [b"import os\n\n\ndef f():\n    from x import Y\n    return Y\n",
-                b"def f(): from x import Y\n",
-                b"from a import (\n    B,\n    C,\n)\n\n\ndef g():\n    return B(C)\n"]
+    sources = [
+        p.read_bytes() for p in sorted([*here.glob("benchop_hook/**/*.py"), *here.glob("tests/**/*.py")])
+    ]
+    sources += [
+        b"import os\n\n\ndef f():\n    from x import Y\n    return Y\n",
+        b"def f(): from x import Y\n",
+        b"from a import (\n    B,\n    C,\n)\n\n\ndef g():\n    return B(C)\n",
+    ]
     ruled_out = 0
     for data in sources:
         mi = parse_source(data, "m.py", "m")

@@ -56,8 +56,11 @@ def test_fix_diff_prints_and_writes_nothing(repo: Repo) -> None:
 
 
 def test_removed_parameter_keyword_callers(repo: Repo) -> None:
-    repo.replace("src/minitile/ops/norm.py", "def __init__(self, M, hidden, dtype, eps=1e-6):\n        self.M = M\n",
-                 "def __init__(self, hidden, dtype, eps=1e-6):\n        self.M = None\n")
+    repo.replace(
+        "src/minitile/ops/norm.py",
+        "def __init__(self, M, hidden, dtype, eps=1e-6):\n        self.M = M\n",
+        "def __init__(self, hidden, dtype, eps=1e-6):\n        self.M = None\n",
+    )
     repo.git("add", "-A")
     r = repo.bench_op("fix")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -65,7 +68,11 @@ def test_removed_parameter_keyword_callers(repo: Repo) -> None:
 
 
 def test_renamed_keyword(repo: Repo) -> None:
-    repo.replace("src/minitile/ops/norm.py", "def __init__(self, M, hidden, dtype, eps=1e-6):", "def __init__(self, M, dim, dtype, eps=1e-6):")
+    repo.replace(
+        "src/minitile/ops/norm.py",
+        "def __init__(self, M, hidden, dtype, eps=1e-6):",
+        "def __init__(self, M, dim, dtype, eps=1e-6):",
+    )
     repo.replace("src/minitile/ops/norm.py", "self.hidden = hidden", "self.hidden = dim")
     repo.git("add", "-A")
     r = repo.bench_op("check")
@@ -75,8 +82,11 @@ def test_renamed_keyword(repo: Repo) -> None:
 
 
 def test_keyword_only_and_module_attribute_import(repo: Repo) -> None:
-    repo.replace("src/minitile/ops/gemm.py", "def __init__(self, M, N, K, dtype, trans_b=False):",
-                 "def __init__(self, M, N, K, *, dtype, trans_b=False):")
+    repo.replace(
+        "src/minitile/ops/gemm.py",
+        "def __init__(self, M, N, K, dtype, trans_b=False):",
+        "def __init__(self, M, N, K, *, dtype, trans_b=False):",
+    )
     repo.git("add", "-A")
     r = repo.bench_op("fix")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -84,8 +94,11 @@ def test_keyword_only_and_module_attribute_import(repo: Repo) -> None:
 
 
 def test_reordered_parameters(repo: Repo) -> None:
-    repo.replace("src/minitile/ops/gemm.py", "def __init__(self, M, N, K, dtype, trans_b=False):",
-                 "def __init__(self, M, K, N, dtype, trans_b=False):")
+    repo.replace(
+        "src/minitile/ops/gemm.py",
+        "def __init__(self, M, N, K, dtype, trans_b=False):",
+        "def __init__(self, M, K, N, dtype, trans_b=False):",
+    )
     repo.git("add", "-A")
     r = repo.bench_op("check")
     assert "'N' moved from position 1 to 2" in r.stdout
@@ -96,27 +109,39 @@ def test_reordered_parameters(repo: Repo) -> None:
 
 def test_silent_shift_after_removal_through_aliased_import(repo: Repo) -> None:
     # causal leaves the signature and kernel_map takes a place at the end: the old call still binds, wrongly.
-    repo.replace("src/minitile/ops/attention.py", "def __init__(self, batch, heads, seq_len, dim, causal, dtype):",
-                 "def __init__(self, batch, heads, seq_len, dim, dtype, kernel_map=None):")
+    repo.replace(
+        "src/minitile/ops/attention.py",
+        "def __init__(self, batch, heads, seq_len, dim, causal, dtype):",
+        "def __init__(self, batch, heads, seq_len, dim, dtype, kernel_map=None):",
+    )
     repo.replace("src/minitile/ops/attention.py", "self.causal = causal", "self.causal = False")
     repo.git("add", "-A")
     r = repo.bench_op("check")
     assert r.returncode == 1
     assert "argument causal now reaches 'dtype' instead of 'causal'" in r.stdout
     repo.bench_op("fix")
-    assert "op = Attention(batch, heads, seq_len, dim, DTYPE)" in repo.read("benchmarks/ops/bench_attention.py")
+    assert "op = Attention(batch, heads, seq_len, dim, DTYPE)" in repo.read(
+        "benchmarks/ops/bench_attention.py"
+    )
 
 
 def test_silent_shift_after_insertion(repo: Repo) -> None:
-    repo.replace("src/minitile/ops/attention.py", "def __init__(self, batch, heads, seq_len, dim, causal, dtype):",
-                 "def __init__(self, batch, heads, seq_len, dim, window=None, causal=False, dtype=None):")
+    repo.replace(
+        "src/minitile/ops/attention.py",
+        "def __init__(self, batch, heads, seq_len, dim, causal, dtype):",
+        "def __init__(self, batch, heads, seq_len, dim, window=None, causal=False, dtype=None):",
+    )
     repo.git("add", "-A")
     repo.bench_op("fix")
-    assert "op = Attention(batch, heads, seq_len, dim, causal=causal, dtype=DTYPE)" in repo.read("benchmarks/ops/bench_attention.py")
+    assert "op = Attention(batch, heads, seq_len, dim, causal=causal, dtype=DTYPE)" in repo.read(
+        "benchmarks/ops/bench_attention.py"
+    )
 
 
-REQUIRED_DIM = ("def __init__(self, M, N, dtype, tune=False):\n        self.M = M\n",
-                "def __init__(self, N, dtype, dim, tune=False):\n        self.M = None\n        self.dim = dim\n")
+REQUIRED_DIM = (
+    "def __init__(self, M, N, dtype, tune=False):\n        self.M = M\n",
+    "def __init__(self, N, dtype, dim, tune=False):\n        self.M = None\n        self.dim = dim\n",
+)
 
 
 def test_new_required_parameter_from_updated_tests(repo: Repo) -> None:
@@ -124,7 +149,9 @@ def test_new_required_parameter_from_updated_tests(repo: Repo) -> None:
     t = repo.read("tests/ops/test_reduction.py")
     t = t.replace("SumFwdOp(M, N, torch.float32)", "SumFwdOp(N, torch.float32, dim=-1)")
     t = t.replace("MeanFwdOp(4, 16, torch.float32)", "MeanFwdOp(16, torch.float32, dim=-1)")
-    t = t.replace("AmaxFwdOp(4, 16, torch.float32, tune=True)", "AmaxFwdOp(16, torch.float32, dim=-1, tune=True)")
+    t = t.replace(
+        "AmaxFwdOp(4, 16, torch.float32, tune=True)", "AmaxFwdOp(16, torch.float32, dim=-1, tune=True)"
+    )
     repo.write("tests/ops/test_reduction.py", t)
     repo.git("add", "-A")
     r = repo.bench_op("fix")
@@ -149,14 +176,18 @@ def test_new_required_parameter_without_agreeing_evidence_is_reported(repo: Repo
     assert r.returncode == 1
     assert repo.read(BENCH_RED) == before, "no guess may be written"
     assert "needs a value for 'dim'" in r.stdout
-    assert ("the tests disagree" if variant == "disagree" else "no test builds SumFwdOp with 'dim'") in r.stdout
+    assert (
+        "the tests disagree" if variant == "disagree" else "no test builds SumFwdOp with 'dim'"
+    ) in r.stdout
 
 
 def test_a_fix_with_nothing_to_rewrite_does_not_import_libcst(repo: Repo) -> None:
     repo.replace("src/minitile/ops/reduction.py", *REQUIRED_DIM)
     repo.git("add", "-A")
-    code = ("import sys; from benchop_hook.cli import main; rc = main(['fix']); "
-            "print('HEAVY', sorted(m for m in ('libcst', 'git', 'torch') if m in sys.modules)); sys.exit(rc)")
+    code = (
+        "import sys; from benchop_hook.cli import main; rc = main(['fix']); "
+        "print('HEAVY', sorted(m for m in ('libcst', 'git', 'torch') if m in sys.modules)); sys.exit(rc)"
+    )
     r = subprocess.run([sys.executable, "-c", code], cwd=repo.path, capture_output=True, text=True)
     assert r.returncode == 1 and "needs a value for 'dim'" in r.stdout, r.stdout + r.stderr
     assert "HEAVY []" in r.stdout
@@ -169,26 +200,39 @@ def test_a_fix_with_nothing_to_rewrite_does_not_import_libcst(repo: Repo) -> Non
 
 
 def test_splatted_call_is_unknown_and_untouched(repo: Repo) -> None:
-    repo.write("benchmarks/ops/bench_splat.py", (
-        "import pytest\nimport torch\nfrom minitile.ops import SumFwdOp\n\n\n"
-        "@pytest.mark.parametrize('params', [{'M': 4, 'N': 8, 'dtype': torch.float32}])\n"
-        "def test_splat(params):\n    SumFwdOp(**params)\n"))
+    repo.write(
+        "benchmarks/ops/bench_splat.py",
+        (
+            "import pytest\nimport torch\nfrom minitile.ops import SumFwdOp\n\n\n"
+            "@pytest.mark.parametrize('params', [{'M': 4, 'N': 8, 'dtype': torch.float32}])\n"
+            "def test_splat(params):\n    SumFwdOp(**params)\n"
+        ),
+    )
     repo.commit("add splat bench")
     reduction_change(repo)
     repo.git("add", "-A")
     r = repo.bench_op("check")
-    assert "benchmarks/ops/bench_splat.py:8: SumFwdOp(**params): passes *args/**kwargs, so only a run can tell" in r.stdout
+    assert (
+        "benchmarks/ops/bench_splat.py:8: SumFwdOp(**params): passes *args/**kwargs, so only a run can tell"
+        in r.stdout
+    )
     repo.bench_op("fix")
     assert "SumFwdOp(**params)" in repo.read("benchmarks/ops/bench_splat.py")
 
 
 def test_syntax_error_is_named_and_other_files_still_fixed(repo: Repo) -> None:
-    repo.write("benchmarks/ops/bench_broken.py", "from minitile.ops import SumFwdOp\n\ndef test_x(:\n    SumFwdOp(1, 2, 3)\n")
+    repo.write(
+        "benchmarks/ops/bench_broken.py",
+        "from minitile.ops import SumFwdOp\n\ndef test_x(:\n    SumFwdOp(1, 2, 3)\n",
+    )
     repo.commit("a broken bench")
     reduction_change(repo)
     repo.git("add", "-A")
     r = repo.bench_op("fix")
-    assert "skipped benchmarks/ops/bench_broken.py (line 3: invalid syntax); the other files were handled." in r.stdout
+    assert (
+        "skipped benchmarks/ops/bench_broken.py (line 3: invalid syntax); the other files were handled."
+        in r.stdout
+    )
     assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
 
 
@@ -196,8 +240,10 @@ def test_diff_without_op_change_reports_nothing_and_imports_nothing_heavy(repo: 
     repo.replace(BENCH_RED, "import pytest", "import pytest  # touched")
     repo.replace("tests/ops/test_norm.py", "import torch", "import torch  # touched")
     repo.git("add", "-A")
-    code = ("import sys; from benchop_hook.cli import main; rc = main(['check']); "
-            "print('HEAVY', sorted(m for m in ('libcst', 'git', 'torch') if m in sys.modules)); sys.exit(rc)")
+    code = (
+        "import sys; from benchop_hook.cli import main; rc = main(['check']); "
+        "print('HEAVY', sorted(m for m in ('libcst', 'git', 'torch') if m in sys.modules)); sys.exit(rc)"
+    )
     r = subprocess.run([sys.executable, "-c", code], cwd=repo.path, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "nothing to check: no Op file changed in staged changes" in r.stdout
@@ -286,10 +332,18 @@ def test_all_files_cache_sees_a_base_change_for_every_benchmark(tmp_path: Path) 
     repo = Repo(tmp_path / "lib")
     repo.write("pyproject.toml", '[tool.bench-op]\nop-paths = ["src/lib/ops/**/*.py"]\n')
     repo.write("src/lib/ops/__init__.py", "from .x import XOp\n")
-    repo.write("src/lib/ops/base.py", "class Op:\n    pass\n\n\nclass Base(Op):\n    def __init__(self, m, n):\n        self.m = m\n")
-    repo.write("src/lib/ops/x.py", "from .base import Base\n\n\nclass XOp(Base):\n    def forward(self, a):\n        return a\n")
+    repo.write(
+        "src/lib/ops/base.py",
+        "class Op:\n    pass\n\n\nclass Base(Op):\n    def __init__(self, m, n):\n        self.m = m\n",
+    )
+    repo.write(
+        "src/lib/ops/x.py",
+        "from .base import Base\n\n\nclass XOp(Base):\n    def forward(self, a):\n        return a\n",
+    )
     for name in ("a", "b"):
-        repo.write(f"benchmarks/bench_{name}.py", f"from lib.ops import XOp\n\n\ndef test_{name}():\n    XOp(1, 2)\n")
+        repo.write(
+            f"benchmarks/bench_{name}.py", f"from lib.ops import XOp\n\n\ndef test_{name}():\n    XOp(1, 2)\n"
+        )
     repo.git("init", "-q", "-b", "main")
     repo.commit("lib")
     assert repo.bench_op("check", "--all-files").returncode == 0  # both files cached as clean

@@ -20,7 +20,9 @@ SCENARIOS = [[c] for c in CHANGES] + [CHANGES]
 
 
 def _views(findings: list[dict]) -> list[tuple]:
-    return sorted((f["path"], f["line"], f["op"], f["status"], f["fix"], f["fixed"], f["why_not"]) for f in findings)
+    return sorted(
+        (f["path"], f["line"], f["op"], f["status"], f["fix"], f["fixed"], f["why_not"]) for f in findings
+    )
 
 
 def _counts(text: str) -> tuple[int, int]:
@@ -72,14 +74,17 @@ def test_dict_fix_is_described_the_same_everywhere(tmp_path: Path) -> None:
     fix = repo.bench_op("fix", "--diff")
     words = "MeanFwdOp(**params) with params edited: 'M' removed"
     assert words in check.stdout and words in fix.stderr, check.stdout
-    assert "-    params = {\"M\": 64, \"N\": 256, \"dtype\": torch.float32}" in fix.stdout
+    assert '-    params = {"M": 64, "N": 256, "dtype": torch.float32}' in fix.stdout
 
 
 def test_follow_up_message_names_only_the_ops_behind_its_files(repo: Repo) -> None:
     # two Op changes; only the reduction's reaches a benchmark file
     reduction_change(repo)
-    repo.write("src/minitile/ops/unused.py", "from minitile.ops.op import Op\n\n\nclass LonelyOp(Op):\n"
-               "    def __init__(self, a, b):\n        pass\n")
+    repo.write(
+        "src/minitile/ops/unused.py",
+        "from minitile.ops.op import Op\n\n\nclass LonelyOp(Op):\n"
+        "    def __init__(self, a, b):\n        pass\n",
+    )
     repo.commit("add an Op no benchmark builds")
     repo.replace("src/minitile/ops/unused.py", "def __init__(self, a, b):", "def __init__(self, b):")
     repo.git("reset", "-q", "--soft", "HEAD~1")
@@ -94,8 +99,10 @@ def test_follow_up_message_names_only_the_ops_behind_its_files(repo: Repo) -> No
 
 def test_follow_up_message_is_bounded_and_says_where_the_rest_is(repo: Repo) -> None:
     calls = "".join(f"    SumFwdOp({i + 1}, 8, torch.float32)\n" for i in range(60))
-    repo.write("benchmarks/ops/bench_many.py", "import torch\n\nfrom minitile.ops import SumFwdOp\n\n\n"
-               f"def test_many():\n{calls}")
+    repo.write(
+        "benchmarks/ops/bench_many.py",
+        f"import torch\n\nfrom minitile.ops import SumFwdOp\n\n\ndef test_many():\n{calls}",
+    )
     repo.commit("a benchmark with many calls")
     reduction_change(repo)
     repo.commit("reduce: rows from the input")

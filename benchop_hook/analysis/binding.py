@@ -57,7 +57,11 @@ def bind(sig: Signature, call: CallShape) -> Binding:
             targets.append("*" + var_pos.name)
         else:
             takes = len(positional_params)
-            return Binding(False, error=f"takes {takes} positional argument{'s' if takes != 1 else ''} but {call.n_positional} were given")
+            return Binding(
+                False,
+                error=f"takes {takes} positional argument{'s' if takes != 1 else ''} but "
+                f"{call.n_positional} were given",
+            )
     kw_targets: list[tuple[str, str]] = []
     unexpected: list[str] = []
     for kw in call.keywords:
@@ -72,11 +76,17 @@ def bind(sig: Signature, call: CallShape) -> Binding:
         else:
             unexpected.append(kw)
     if unexpected:
-        return Binding(False, error=f"got an unexpected keyword argument '{unexpected[0]}'", unexpected=tuple(unexpected))
+        return Binding(
+            False, error=f"got an unexpected keyword argument '{unexpected[0]}'", unexpected=tuple(unexpected)
+        )
     missing = tuple(p.name for p in sig.params if p.required and p.name not in filled)
     if missing:
         names = " and ".join(f"'{m}'" for m in missing)
-        return Binding(False, error=f"missing {len(missing)} required argument{'s' if len(missing) > 1 else ''}: {names}", missing=missing)
+        return Binding(
+            False,
+            error=f"missing {len(missing)} required argument{'s' if len(missing) > 1 else ''}: {names}",
+            missing=missing,
+        )
     return Binding(True, tuple(targets), tuple(kw_targets))
 
 

@@ -63,7 +63,9 @@ class CallSite:
     splat_name: str | None = None  # the name splatted with `**name`, when it is a plain name
     splat_star: tuple[str, ...] | None = None  # literal `*t` expanded: the sources of its items
     opaque: str | None = None  # why a splat's contents can't be seen, e.g. "*inputs (the result of a call)"
-    guard: str | None = None  # a condition bench-op can't evaluate that may keep some classes away from the call
+    guard: str | None = (
+        None  # a condition bench-op can't evaluate that may keep some classes away from the call
+    )
     conditional: bool = False  # the call runs under some `if`
 
     @property
@@ -99,7 +101,9 @@ class _Scope:
     node: ast.AST | None  # FunctionDef or None for the module
     parent: _Scope | None
     assigns: dict[str, list[ast.expr]] = field(default_factory=dict)
-    loops: dict[str, list[tuple[ast.expr, int | None, int]]] = field(default_factory=dict)  # name -> (iter, tuple index, line; -1 in a comprehension)
+    loops: dict[str, list[tuple[ast.expr, int | None, int]]] = field(
+        default_factory=dict
+    )  # name -> (iter, tuple index, line; -1 in a comprehension)
     params: list[str] = field(default_factory=list)
     param_values: dict[str, list[ast.expr]] = field(default_factory=dict)  # from parametrize
     defined_funcs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
@@ -123,14 +127,22 @@ def char_col(lines: list[str], lineno: int, byte_col: int) -> int:
 
 
 def local_binding(fn: ast.AST, name: str, params: Iterable[str]) -> ast.expr | None:
-    """The value of the one plain `name = ...` in `fn`, when `name` is not a parameter and nothing else binds it.
+    """The value of the one plain `name = ...` in `fn`, when `name` is not a parameter and nothing else binds
+    it.
 
     The one reader of "is `**name` a dict built here" that the static pass and the repair loop share.
     """
     if name in params:
         return None
-    assigns = [n for n in walk_list(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-               and any(isinstance(t, ast.Name) and t.id == name for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+    assigns = [
+        n
+        for n in walk_list(fn)
+        if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+        and any(
+            isinstance(t, ast.Name) and t.id == name
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        )
+    ]
     if len(assigns) != 1 or not isinstance(assigns[0], ast.Assign):
         return None
     return assigns[0].value
@@ -152,7 +164,11 @@ def _parametrize(dec: ast.expr) -> tuple[list[str], list[ast.expr]] | None:
     if not d.endswith("parametrize"):
         return None
     names_node = dec.args[0]
-    values_node = dec.args[1] if len(dec.args) > 1 else next((k.value for k in dec.keywords if k.arg == "argvalues"), None)
+    values_node = (
+        dec.args[1]
+        if len(dec.args) > 1
+        else next((k.value for k in dec.keywords if k.arg == "argvalues"), None)
+    )
     if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
         names = [n.strip() for n in names_node.value.split(",") if n.strip()]
     elif isinstance(names_node, (ast.List, ast.Tuple)):
@@ -231,7 +247,8 @@ class ModuleAnalyzer:
                     for names, values in self._decorator_params(dec):
                         for i, n in enumerate(names):
                             inner.param_values.setdefault(n, []).append(
-                                ast.Subscript(value=values, slice=ast.Constant(i if len(names) > 1 else None)))
+                                ast.Subscript(value=values, slice=ast.Constant(i if len(names) > 1 else None))
+                            )
                     pz = _parametrize(dec)
                     if pz is None:
                         continue
@@ -263,12 +280,15 @@ class ModuleAnalyzer:
                             scope.loops.setdefault(name, []).append((gen.iter, idx, -1))
                 self._collect(child, scope)
                 continue
-            if isinstance(child, ast.stmt) and (node is self.tree or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            if isinstance(child, ast.stmt) and (
+                node is self.tree or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ):
                 self._visit_stmt(child, scope)
             self._collect(child, scope)
 
     def _decorator_params(self, dec: ast.expr) -> list[tuple[list[str], ast.expr]]:
-        """`@SomeFixture` where SomeFixture is a class of this module holding `PARAMS = [(names, values), ...]`
+        """`@SomeFixture` where SomeFixture is a class of this module holding `PARAMS = [(names, values),
+        ...]`
         (or a `get_params` that returns such a list): its instances parametrize the function like
         `pytest.mark.parametrize(names, values)` for each entry."""
         if not isinstance(dec, ast.Name) or self.tree is None:
@@ -288,10 +308,19 @@ class ModuleAnalyzer:
     def _fixture_entries(self, cls: ast.ClassDef) -> list[tuple[list[str], ast.expr]] | None:
         table: ast.expr | None = None
         for item in cls.body:
-            if (isinstance(item, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "PARAMS" for t in item.targets)) or (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.target.id == "PARAMS"):
+            if (
+                isinstance(item, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "PARAMS" for t in item.targets)
+            ) or (
+                isinstance(item, ast.AnnAssign)
+                and isinstance(item.target, ast.Name)
+                and item.target.id == "PARAMS"
+            ):
                 table = item.value
             elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "get_params":
-                returned = [n.value for n in self._walk(item) if isinstance(n, ast.Return) and n.value is not None]
+                returned = [
+                    n.value for n in self._walk(item) if isinstance(n, ast.Return) and n.value is not None
+                ]
                 fscope = self.scopes.get(item)
                 if len(returned) == 1 and returned[0] is not None and fscope is not None:
                     table = _Scoped(returned[0], fscope)
@@ -308,13 +337,19 @@ class ModuleAnalyzer:
             if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
                 names = [n.strip() for n in names_node.value.split(",") if n.strip()]
             elif isinstance(names_node, (ast.List, ast.Tuple)):
-                names = [e.value for e in names_node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+                names = [
+                    e.value
+                    for e in names_node.elts
+                    if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                ]
             else:
                 continue
             out.append((names, _Scoped(values, tscope) if tscope is not None else values))
         return out
 
-    def _returned_list(self, call: ast.Call, scope: _Scope, depth: int) -> list[tuple[str, list[tuple[ast.expr | None, ast.expr]]] | None] | None:
+    def _returned_list(
+        self, call: ast.Call, scope: _Scope, depth: int
+    ) -> list[tuple[str, list[tuple[ast.expr | None, ast.expr]]] | None] | None:
         """A module-level helper called for its list (one level): `return [...]`, or a list built with
         `rows = []` and `rows.append(x)` / `rows.extend([...])` / `rows += [...]` then `return rows`.
         Items are evaluated in the helper's scope. None: not such a helper."""
@@ -333,7 +368,11 @@ class ModuleAnalyzer:
         if not isinstance(value, ast.Name):
             return [None]
         name = value.id
-        binds = [n for n in self._walk(fn) if any(isinstance(t, ast.Name) and t.id == name for t in _bound_names(n))]
+        binds = [
+            n
+            for n in self._walk(fn)
+            if any(isinstance(t, ast.Name) and t.id == name for t in _bound_names(n))
+        ]
         start = [b for b in binds if isinstance(b, ast.Assign)]
         if len(start) != 1 or not isinstance(start[0].value, ast.List):
             return [None]
@@ -343,11 +382,19 @@ class ModuleAnalyzer:
                 if not isinstance(n.value, (ast.List, ast.Tuple)):
                     return [None]
                 items.extend(n.value.elts)
-            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
-                    and n.func.value.id == name:
+            elif (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and isinstance(n.func.value, ast.Name)
+                and n.func.value.id == name
+            ):
                 if n.func.attr == "append" and len(n.args) == 1:
                     items.append(n.args[0])
-                elif n.func.attr == "extend" and len(n.args) == 1 and isinstance(n.args[0], (ast.List, ast.Tuple)):
+                elif (
+                    n.func.attr == "extend"
+                    and len(n.args) == 1
+                    and isinstance(n.args[0], (ast.List, ast.Tuple))
+                ):
                     items.extend(n.args[0].elts)
                 else:
                     return [None]
@@ -373,7 +420,8 @@ class ModuleAnalyzer:
                         scope.assigns.setdefault(name, []).append(stmt.value.elts[idx])
                     else:
                         scope.assigns.setdefault(name, []).append(
-                            ast.copy_location(ast.Subscript(value=stmt.value, slice=ast.Constant(idx)), stmt))
+                            ast.copy_location(ast.Subscript(value=stmt.value, slice=ast.Constant(idx)), stmt)
+                        )
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
             scope.assigns.setdefault(stmt.target.id, []).append(stmt.value)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
@@ -383,11 +431,15 @@ class ModuleAnalyzer:
             for item in stmt.items:
                 if item.optional_vars is not None:
                     for name, _ in _targets(item.optional_vars):
-                        scope.assigns.setdefault(name, []).append(ast.copy_location(ast.Name(id=UNKNOWN), stmt))
+                        scope.assigns.setdefault(name, []).append(
+                            ast.copy_location(ast.Name(id=UNKNOWN), stmt)
+                        )
         elif isinstance(stmt, ast.Import) and scope.node is not None:
             for a in stmt.names:
                 if a.asname:
-                    scope.assigns.setdefault(a.asname, []).append(ast.copy_location(_ModuleMarker(a.name), stmt))
+                    scope.assigns.setdefault(a.asname, []).append(
+                        ast.copy_location(_ModuleMarker(a.name), stmt)
+                    )
                 else:
                     top = a.name.split(".")[0]
                     scope.assigns.setdefault(top, []).append(ast.copy_location(_ModuleMarker(top), stmt))
@@ -399,7 +451,8 @@ class ModuleAnalyzer:
                 if a.name == "*":
                     continue
                 scope.assigns.setdefault(a.asname or a.name, []).append(
-                    ast.copy_location(ast.Attribute(value=_ModuleMarker(base), attr=a.name), stmt))
+                    ast.copy_location(ast.Attribute(value=_ModuleMarker(base), attr=a.name), stmt)
+                )
         elif isinstance(stmt, ast.Global):
             scope.globals_.update(stmt.names)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
@@ -420,12 +473,28 @@ class ModuleAnalyzer:
         while cur is not None:
             chain.append(cur)
             cur = self.parents.get(cur)
-        names = [c.name for c in reversed(chain) if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        names = [
+            c.name
+            for c in reversed(chain)
+            if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        ]
         if not names:
             return None, None
         funcs = [c for c in reversed(chain) if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef))]
         top = funcs[0].name if funcs else None
-        qual = "::".join(names[:2]) if len(names) > 1 and isinstance(next(c for c in reversed(chain) if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))), ast.ClassDef) else top
+        qual = (
+            "::".join(names[:2])
+            if len(names) > 1
+            and isinstance(
+                next(
+                    c
+                    for c in reversed(chain)
+                    if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                ),
+                ast.ClassDef,
+            )
+            else top
+        )
         return top, qual
 
     # -- evaluation
@@ -496,7 +565,9 @@ class ModuleAnalyzer:
                     out |= self.eval(v, scope, depth + 1)
         return out or {UNKNOWN}
 
-    def elements_source(self, expr: ast.expr, scope: _Scope, depth: int) -> list[tuple[str, list[tuple[ast.expr | None, ast.expr]]] | None]:
+    def elements_source(
+        self, expr: ast.expr, scope: _Scope, depth: int
+    ) -> list[tuple[str, list[tuple[ast.expr | None, ast.expr]]] | None]:
         """Literal containers `expr` can be: ("dict"|"list"|"tuple", [(key, value)])."""
         if depth > 10:
             return [None]
@@ -533,12 +604,21 @@ class ModuleAnalyzer:
                     row = _unwrap_param(row)
                     if idx is None:
                         out.extend(self.elements_source(row, scope, depth + 1))
-                    elif isinstance(idx, int) and isinstance(row, (ast.Tuple, ast.List)) and idx < len(row.elts):
+                    elif (
+                        isinstance(idx, int)
+                        and isinstance(row, (ast.Tuple, ast.List))
+                        and idx < len(row.elts)
+                    ):
                         out.extend(self.elements_source(row.elts[idx], scope, depth + 1))
                     else:
                         out.append(None)
             return out or [None]
-        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ("values", "items", "keys") and not expr.args:
+        if (
+            isinstance(expr, ast.Call)
+            and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr in ("values", "items", "keys")
+            and not expr.args
+        ):
             out = []
             for cont in self.elements_source(expr.func.value, scope, depth + 1):
                 if cont is None or cont[0] != "dict":
@@ -546,7 +626,9 @@ class ModuleAnalyzer:
                 elif expr.func.attr == "values":
                     out.append(("list", [(None, v) for _, v in cont[1]]))
                 elif expr.func.attr == "items":
-                    out.append(("list", [(None, ast.Tuple(elts=[k, v])) for k, v in cont[1] if k is not None]))
+                    out.append(
+                        ("list", [(None, ast.Tuple(elts=[k, v])) for k, v in cont[1] if k is not None])
+                    )
                 else:
                     out.append(("list", [(None, k) for k, _ in cont[1] if k is not None]))
             return out
@@ -586,7 +668,10 @@ class ModuleAnalyzer:
                 if vals:
                     for v in vals:
                         out |= self._eval_param_value(v, s.parent or self.module_scope, depth)
-                elif isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.parent is self.module_scope:
+                elif (
+                    isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and s.parent is self.module_scope
+                ):
                     positional = [a.arg for a in (*s.node.args.posonlyargs, *s.node.args.args)]
                     index = positional.index(name) if name in positional else -1
                     atoms = self._local_callers(s.node.name, index, name, depth)
@@ -608,7 +693,11 @@ class ModuleAnalyzer:
                     out.add(UNKNOWN)
                 if s is self.module_scope:
                     # A module-level name may also be an import (later rebinding is rare).
-                    r = self._resolve(self.mi, name) if not s.assigns.get(name) and not s.loops.get(name) else None
+                    r = (
+                        self._resolve(self.mi, name)
+                        if not s.assigns.get(name) and not s.loops.get(name)
+                        else None
+                    )
                     if r is not None:
                         out.add(r)
                 return out or {UNKNOWN}
@@ -630,7 +719,9 @@ class ModuleAnalyzer:
                     self._calls_by_name.setdefault(n.func.id, []).append(n)
         for node in self._calls_by_name.get(fname, []):
             scope = self.scope_of(node)
-            if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            if any(isinstance(a, ast.Starred) for a in node.args) or any(
+                k.arg is None for k in node.keywords
+            ):
                 out.add(UNKNOWN)
                 continue
             if 0 <= index < len(node.args):
@@ -643,7 +734,11 @@ class ModuleAnalyzer:
     def _eval_param_value(self, values: ast.expr, scope: _Scope, depth: int) -> set[Atom]:
         # `values` is Subscript(<argvalues>, i): element i of each row (None: the row itself).
         assert isinstance(values, ast.Subscript)
-        idx = values.slice.value if isinstance(values.slice, ast.Constant) and isinstance(values.slice.value, int) else None
+        idx = (
+            values.slice.value
+            if isinstance(values.slice, ast.Constant) and isinstance(values.slice.value, int)
+            else None
+        )
         return self._eval_elements(values.value, idx, scope, depth)
 
     def _eval_elements(self, iterable: ast.expr, idx: int | None, scope: _Scope, depth: int) -> set[Atom]:
@@ -693,7 +788,11 @@ class ModuleAnalyzer:
                     via = "instance"
                 elif isinstance(func, ast.Name) and not self._is_import_name(func.id, scope):
                     via = "indirect"
-                elif isinstance(func, ast.Name) and func.id in self.mi.imports and self.mi.imports[func.id][-1] != func.id:
+                elif (
+                    isinstance(func, ast.Name)
+                    and func.id in self.mi.imports
+                    and self.mi.imports[func.id][-1] != func.id
+                ):
                     via = "alias"
             if not any(isinstance(a, (ClassRef, Instance, Gone)) for a in atoms):
                 continue
@@ -722,8 +821,12 @@ class ModuleAnalyzer:
                 block = getattr(cur, fld, None)
                 if isinstance(block, list) and child in block:
                     for prev in block[: block.index(child)]:
-                        if isinstance(prev, ast.If) and not prev.orelse and prev.body and isinstance(
-                                prev.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+                        if (
+                            isinstance(prev, ast.If)
+                            and not prev.orelse
+                            and prev.body
+                            and isinstance(prev.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+                        ):
                             out.append((prev.test, False))
             child, cur = cur, self.parents.get(cur)
         return out
@@ -734,7 +837,11 @@ class ModuleAnalyzer:
         while cur is not None and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if isinstance(cur, ast.Try) and child in cur.body:
                 for h in cur.handlers:
-                    names = [] if h.type is None else [dotted(e) for e in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type])]
+                    names = (
+                        []
+                        if h.type is None
+                        else [dotted(e) for e in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type])]
+                    )
                     if h.type is None or any(n in ("TypeError", "Exception", "BaseException") for n in names):
                         return True
             child, cur = cur, self.parents.get(cur)
@@ -806,7 +913,9 @@ class ModuleAnalyzer:
             s = s.up()
         return name not in self.module_scope.assigns and name not in self.module_scope.loops
 
-    def _site(self, node: ast.Call, atoms: set[Atom], method: str | None, via: str, scope: _Scope) -> CallSite:
+    def _site(
+        self, node: ast.Call, atoms: set[Atom], method: str | None, via: str, scope: _Scope
+    ) -> CallSite:
         args: list[Arg] = []
         for a in node.args:
             if isinstance(a, ast.Starred):
@@ -823,7 +932,9 @@ class ModuleAnalyzer:
             else:
                 args.append(Arg("kw", k.arg, self.segment(k.value)))
         # Preserve source order of keywords and **splats as written.
-        order = sorted(range(len(node.keywords)), key=lambda i: (node.keywords[i].lineno, node.keywords[i].col_offset))
+        order = sorted(
+            range(len(node.keywords)), key=lambda i: (node.keywords[i].lineno, node.keywords[i].col_offset)
+        )
         kw_args = [args[len(node.args) + i] for i in order]
         args = args[: len(node.args)] + kw_args
         if sum(1 for a in args if a.kind == "dstar") == 1 and not any(a.kind == "star" for a in args):
@@ -871,14 +982,22 @@ class ModuleAnalyzer:
             return f"{what}: built where bench-op can't see"
         cur = self.parents.get(value)
         while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if isinstance(cur, ast.Lambda) and value.id in {a.arg for a in (*cur.args.args, *cur.args.kwonlyargs,
-                                                                            *filter(None, (cur.args.vararg, cur.args.kwarg)))}:
+            if isinstance(cur, ast.Lambda) and value.id in {
+                a.arg
+                for a in (
+                    *cur.args.args,
+                    *cur.args.kwonlyargs,
+                    *filter(None, (cur.args.vararg, cur.args.kwarg)),
+                )
+            }:
                 return f"{what}: a parameter of a lambda"
             cur = self.parents.get(cur)
         s: _Scope | None = scope
         while s is not None:
             if value.id in s.params:
-                return f"{what}: a parameter" + (" (from pytest parametrize)" if value.id in s.param_values else "")
+                return f"{what}: a parameter" + (
+                    " (from pytest parametrize)" if value.id in s.param_values else ""
+                )
             if value.id in s.assigns or value.id in s.loops:
                 vals = s.assigns.get(value.id, [])
                 first = vals[0] if vals else None
@@ -889,15 +1008,30 @@ class ModuleAnalyzer:
         return f"{what}: defined elsewhere"
 
     def _literal_tuple(self, value: ast.expr, scope: _Scope) -> list[str] | None:
-        """`*t` where t is a tuple/list literal (written inline, or bound once in the same function and never changed)."""
+        """`*t` where t is a tuple/list literal (written inline, or bound once in the same function and never
+        changed)."""
         if isinstance(value, (ast.Tuple, ast.List)):
             node: ast.expr = value
         elif isinstance(value, ast.Name) and scope.node is not None and value.id not in scope.params:
             fn = scope.node
             name = value.id
-            binds = [n for n in self._walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With,
-                                                             ast.NamedExpr, ast.comprehension))
-                     and any(isinstance(t, ast.Name) and t.id == name for t in _bound_names(n))]
+            binds = [
+                n
+                for n in self._walk(fn)
+                if isinstance(
+                    n,
+                    (
+                        ast.Assign,
+                        ast.AnnAssign,
+                        ast.AugAssign,
+                        ast.For,
+                        ast.With,
+                        ast.NamedExpr,
+                        ast.comprehension,
+                    ),
+                )
+                and any(isinstance(t, ast.Name) and t.id == name for t in _bound_names(n))
+            ]
             if len(binds) != 1 or not isinstance(binds[0], ast.Assign) or len(binds[0].targets) != 1:
                 return None
             if not isinstance(binds[0].targets[0], ast.Name):
@@ -953,7 +1087,12 @@ class ModuleAnalyzer:
             return None
         if isinstance(src, ast.Dict):
             items = self._dict_items(src)
-        elif isinstance(src, ast.Call) and dotted(src.func) == "dict" and not src.args and all(k.arg for k in src.keywords):
+        elif (
+            isinstance(src, ast.Call)
+            and dotted(src.func) == "dict"
+            and not src.args
+            and all(k.arg for k in src.keywords)
+        ):
             items = [(k.arg, self.segment(k.value)) for k in src.keywords if k.arg is not None]
         else:
             return None
@@ -961,18 +1100,27 @@ class ModuleAnalyzer:
             return None
         # Later `d["k"] = v` writes with literal keys extend it; anything else (update, del, pop) gives up.
         for n in self._walk(fn):
-            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name for t in n.targets):
+            if isinstance(n, ast.Assign) and any(
+                isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name
+                for t in n.targets
+            ):
                 t = next(t for t in n.targets if isinstance(t, ast.Subscript))
                 if isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str):
                     items.append((t.slice.value, self.segment(n.value)))
                 else:
                     return None
-            elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
-                  and n.func.value.id == name) or isinstance(n, ast.Delete):
+            elif (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and isinstance(n.func.value, ast.Name)
+                and n.func.value.id == name
+            ) or isinstance(n, ast.Delete):
                 return None
             elif isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
                 parent = self.parents.get(n)
-                if not (isinstance(parent, ast.keyword) and parent.arg is None) and not (isinstance(parent, ast.Subscript)):
+                if not (isinstance(parent, ast.keyword) and parent.arg is None) and not (
+                    isinstance(parent, ast.Subscript)
+                ):
                     return None  # passed elsewhere: it may be changed there
         return items
 
@@ -991,11 +1139,14 @@ class ModuleAnalyzer:
         while s is not None:
             names.update(s.params)
             for n, vals in s.assigns.items():
-                # at module level anything defined is there when a test runs; in a function, only what came before
+                # at module level anything defined is there when a test runs; in a function, only what came
+                # before
                 if s is self.module_scope or any((getattr(v, "lineno", None) or 10**9) <= line for v in vals):
                     names.add(n)
             for n, entries in s.loops.items():
-                if any(0 < at <= line for _, _, at in entries):  # a for-loop before the call; never a comprehension's
+                if any(
+                    0 < at <= line for _, _, at in entries
+                ):  # a for-loop before the call; never a comprehension's
                     names.add(n)
             s = s.up()
         names.update(self.mi.imports)
@@ -1019,8 +1170,12 @@ class _ModuleMarker(ast.expr):
 
 def _membership(test: ast.expr, key: str) -> tuple[set[object], bool] | None:
     """`key in ("a", "b")` -> ({"a", "b"}, True); `key != "a"` -> ({"a"}, False); else None."""
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
-            and test.left.id == key):
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.left, ast.Name)
+        and test.left.id == key
+    ):
         return None
     op, right = test.ops[0], test.comparators[0]
     if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
@@ -1049,7 +1204,8 @@ def _bound_names(n: ast.AST) -> list[ast.expr]:
 
 
 class _Scoped(ast.expr):
-    """An expression to evaluate in another scope than the one asking (a helper's locals, a fixture's get_params)."""
+    """An expression to evaluate in another scope than the one asking (a helper's locals, a fixture's
+    get_params)."""
 
     _fields = ()
 
@@ -1060,12 +1216,18 @@ class _Scoped(ast.expr):
 
 
 def _unwrap_param(node: ast.expr) -> ast.expr:
-    """`pytest.param(a, b, id=...)` -> the tuple of its values. After a `*x` in a row, positions are unknown."""
+    """`pytest.param(a, b, id=...)` -> the tuple of its values.
+    After a `*x` in a row, positions are unknown.
+    """
     if isinstance(node, _Scoped):
         inner = _unwrap_param(node.node)
         if isinstance(inner, (ast.Tuple, ast.List)):
-            return ast.Tuple(elts=[e if isinstance(e, ast.Name) and e.id == UNKNOWN else _Scoped(e, node.scope)
-                                   for e in inner.elts])
+            return ast.Tuple(
+                elts=[
+                    e if isinstance(e, ast.Name) and e.id == UNKNOWN else _Scoped(e, node.scope)
+                    for e in inner.elts
+                ]
+            )
         return _Scoped(inner, node.scope)
     if isinstance(node, ast.Call) and (dotted(node.func) or "").endswith("param"):
         node = ast.Tuple(elts=list(node.args)) if len(node.args) != 1 else node.args[0]

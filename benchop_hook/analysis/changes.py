@@ -46,7 +46,8 @@ class OpChange:
         old = f"{self.old.name}{self.old_sig.render() if self.old_sig else '(?)'}" if self.old else "?"
         if self.status == "removed":
             if self.candidates:
-                return f"{old} -> removed, or renamed to one of {', '.join(c.name for c in self.candidates)} (the evidence does not say which)"
+                names = ", ".join(c.name for c in self.candidates)
+                return f"{old} -> removed, or renamed to one of {names} (the evidence does not say which)"
             return f"{old} -> removed"
         new = f"{self.new.name}{self.new_sig.render() if self.new_sig else '(?)'}" if self.new else "?"
         where = ""
@@ -70,9 +71,12 @@ class OpChange:
             "evidence": list(self.evidence),
             "candidates": [c.qualname for c in self.candidates],
             "methods": [
-                {"name": m.name, "old_signature": m.old_sig.render() if m.old_sig else None,
-                 "new_signature": m.new_sig.render() if m.new_sig else None,
-                 "edits": [e.as_json() for e in m.edits]}
+                {
+                    "name": m.name,
+                    "old_signature": m.old_sig.render() if m.old_sig else None,
+                    "new_signature": m.new_sig.render() if m.new_sig else None,
+                    "edits": [e.as_json() for e in m.edits],
+                }
                 for m in self.methods
             ],
         }
@@ -90,8 +94,9 @@ def classes_in(project: Project, path: str) -> list[ClassRef]:
     return [ClassRef(mi.module, name) for name in mi.classes]
 
 
-def _method_changes(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef,
-                    hints: RenameHints | None) -> tuple[MethodChange, ...]:
+def _method_changes(
+    old_p: Project, old: ClassRef, new_p: Project, new: ClassRef, hints: RenameHints | None
+) -> tuple[MethodChange, ...]:
     out = []
     for name in sorted(old_p.method_names(old) | new_p.method_names(new)):
         o, n = old_p.method(old, name), new_p.method(new, name)
@@ -115,8 +120,15 @@ def _init_owner(project: Project, ref: ClassRef) -> ClassRef | None:
     return None
 
 
-def _compare(status: str, old_p: Project, old: ClassRef, new_p: Project, new: ClassRef,
-             hints: RenameHints | None, via: ClassRef | None = None) -> OpChange | None:
+def _compare(
+    status: str,
+    old_p: Project,
+    old: ClassRef,
+    new_p: Project,
+    new: ClassRef,
+    hints: RenameHints | None,
+    via: ClassRef | None = None,
+) -> OpChange | None:
     if via is None:
         via = _init_owner(new_p, new)
     o, n = old_p.constructor(old), new_p.constructor(new)
@@ -135,7 +147,8 @@ def _same_body(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) -> 
 
 
 def _compatible(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) -> bool:
-    """A successor's constructor asks for nothing the old one did not take (unknown ones pass: only the name is followed)."""
+    """A successor's constructor asks for nothing the old one did not take (unknown ones pass: only the name
+    is followed)."""
     o, n = old_p.constructor(old), new_p.constructor(new)
     if o is None or n is None:
         return True
@@ -147,9 +160,9 @@ def _compatible(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) ->
     return all(p.name in names for p in n.params if p.required)
 
 
-def _pair_renamed(old_p: Project, new_p: Project, gone: list[ClassRef], fresh: list[ClassRef],
-                  votes: RenameVotes | None
-                  ) -> Iterable[tuple[ClassRef, ClassRef | None, tuple[str, ...], tuple[ClassRef, ...]]]:
+def _pair_renamed(
+    old_p: Project, new_p: Project, gone: list[ClassRef], fresh: list[ClassRef], votes: RenameVotes | None
+) -> Iterable[tuple[ClassRef, ClassRef | None, tuple[str, ...], tuple[ClassRef, ...]]]:
     """Each class that disappeared with its successor (and the evidence), or None and the candidates."""
     if not gone:
         return []
@@ -162,8 +175,12 @@ def _pair_renamed(old_p: Project, new_p: Project, gone: list[ClassRef], fresh: l
         return {r.name: r for r in refs if count[r.name] == 1}
 
     olds, news = unique(gone), unique(fresh)
-    pairing = pair_names(sorted(olds), sorted(news), votes(set(olds), set(news)) if (votes is not None and news) else {},
-                         lambda o, n: _compatible(old_p, olds[o], new_p, news[n]))
+    pairing = pair_names(
+        sorted(olds),
+        sorted(news),
+        votes(set(olds), set(news)) if (votes is not None and news) else {},
+        lambda o, n: _compatible(old_p, olds[o], new_p, news[n]),
+    )
     out: list[tuple[ClassRef, ClassRef | None, tuple[str, ...], tuple[ClassRef, ...]]] = []
     taken: set[ClassRef] = set()
     for ref in gone:
@@ -175,7 +192,8 @@ def _pair_renamed(old_p: Project, new_p: Project, gone: list[ClassRef], fresh: l
     for ref in gone:
         if any(r is ref for r, *_ in out):
             continue
-        # The same class body under another name: unambiguous only when exactly one class that appeared has it.
+        # The same class body under another name: unambiguous only when exactly one class that appeared has
+        # it.
         same = [r for r in fresh if r not in taken and _same_body(old_p, ref, new_p, r)]
         if len(same) == 1:
             taken.add(same[0])
@@ -186,9 +204,15 @@ def _pair_renamed(old_p: Project, new_p: Project, gone: list[ClassRef], fresh: l
     return out
 
 
-def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: Iterable[str],
-           op_paths: Callable[[], Iterable[str]], hints: RenameHints | None = None,
-           rename_votes: RenameVotes | None = None) -> list[OpChange]:
+def detect(
+    old_p: Project,
+    new_p: Project,
+    old_paths: Iterable[str],
+    new_paths: Iterable[str],
+    op_paths: Callable[[], Iterable[str]],
+    hints: RenameHints | None = None,
+    rename_votes: RenameVotes | None = None,
+) -> list[OpChange]:
     """Op changes between `old_p` and `new_p`, given the op files that changed on each side."""
     old_refs = {r for p in old_paths for r in classes_in(old_p, p)}
     new_refs = {r for p in new_paths for r in classes_in(new_p, p)}
@@ -222,7 +246,9 @@ def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: 
                 changes[still] = ch
             handled_new.add(still)
             continue
-        successor = next((r for r in appeared if r.name == ref.name and r not in handled_new and new_p.builds(r)), None)
+        successor = next(
+            (r for r in appeared if r.name == ref.name and r not in handled_new and new_p.builds(r)), None
+        )
         if successor is None:
             leftover.append(ref)
             continue
@@ -233,8 +259,18 @@ def detect(old_p: Project, new_p: Project, old_paths: Iterable[str], new_paths: 
     fresh = [r for r in appeared if r not in handled_new and new_p.builds(r)]
     for ref, successor, evidence, candidates in _pair_renamed(old_p, new_p, leftover, fresh, rename_votes):
         if successor is None:
-            changes[ref] = OpChange("removed", ref, None, old_p.constructor(ref), None, (), (), None,
-                                    old_p.class_path(ref), candidates=candidates)
+            changes[ref] = OpChange(
+                "removed",
+                ref,
+                None,
+                old_p.constructor(ref),
+                None,
+                (),
+                (),
+                None,
+                old_p.class_path(ref),
+                candidates=candidates,
+            )
             continue
         handled_new.add(successor)
         status = "renamed" if successor.name != ref.name else "moved"

@@ -49,7 +49,9 @@ class Edit:
         if k is EditKind.MOVED:
             return f"'{self.name}' moved from position {self.old_index} to {self.new_index}"
         if k is EditKind.KIND_CHANGED:
-            return f"'{self.name}' is now {self.new_kind.value if self.new_kind else '?'} (was {self.old_kind.value if self.old_kind else '?'})"
+            now = self.new_kind.value if self.new_kind else "?"
+            was = self.old_kind.value if self.old_kind else "?"
+            return f"'{self.name}' is now {now} (was {was})"
         if k is EditKind.DEFAULT_CHANGED:
             return f"'{self.name}' default {self.old_default} -> {self.new_default}"
         return k.value  # pragma: no cover
@@ -78,23 +80,32 @@ def _could_be_rename(old: Param, new: Param, old_i: int, new_i: int) -> bool:
     return not (old.annotation and new.annotation and old.annotation != new.annotation)
 
 
-def _inserts_before_next(old: Param, new: Param, old_named: list[Param], new_names: list[str], added: list[Param]) -> bool:
+def _inserts_before_next(
+    old: Param, new: Param, old_named: list[Param], new_names: list[str], added: list[Param]
+) -> bool:
     """Another new parameter sits between `new` and the next parameter that survived the change."""
     i = [p.name for p in old_named].index(old.name)
-    nxt = next((p.name for p in old_named[i + 1:] if p.name in new_names), None)
+    nxt = next((p.name for p in old_named[i + 1 :] if p.name in new_names), None)
     if nxt is None:
         return False
     lo, hi = new_names.index(new.name), new_names.index(nxt)
-    between = sorted((p for p in added if p is not new and lo < new_names.index(p.name) < hi),
-                     key=lambda p: new_names.index(p.name))
+    between = sorted(
+        (p for p in added if p is not new and lo < new_names.index(p.name) < hi),
+        key=lambda p: new_names.index(p.name),
+    )
     if not between:
         return False
     # (d_in, h_in, w_in) -> (d, h, w): as many new parameters as old ones gone, each in its slot, is a
     # block of renames, not an insertion (an insertion makes the new run longer than the old one).
-    olds = old_named[i + 1:[p.name for p in old_named].index(nxt)]
+    olds = old_named[i + 1 : [p.name for p in old_named].index(nxt)]
     old_names = [p.name for p in old_named]
-    return not (len(olds) == len(between) and all(
-        _could_be_rename(o, n, old_names.index(o.name), new_names.index(n.name)) for o, n in zip(olds, between)))
+    return not (
+        len(olds) == len(between)
+        and all(
+            _could_be_rename(o, n, old_names.index(o.name), new_names.index(n.name))
+            for o, n in zip(olds, between)
+        )
+    )
 
 
 def diff(old: Signature, new: Signature, rename_hints: dict[str, str] | None = None) -> list[Edit]:
@@ -128,14 +139,32 @@ def diff(old: Signature, new: Signature, rename_hints: dict[str, str] | None = N
             renames[r.name] = a.name
             removed.remove(r)
             added.remove(a)
-    edits: list[Edit] = [Edit(EditKind.REMOVED, p.name, old_index=old_names.index(p.name), old_kind=p.kind,
-                              contested=contested.get(p.name)) for p in removed]
+    edits: list[Edit] = [
+        Edit(
+            EditKind.REMOVED,
+            p.name,
+            old_index=old_names.index(p.name),
+            old_kind=p.kind,
+            contested=contested.get(p.name),
+        )
+        for p in removed
+    ]
     for o, n in renames.items():
-        edits.append(Edit(EditKind.RENAMED, o, new_name=n, old_index=old_names.index(o), new_index=new_names.index(n),
-                          by="tests" if o in by_tests else "position"))
+        edits.append(
+            Edit(
+                EditKind.RENAMED,
+                o,
+                new_name=n,
+                old_index=old_names.index(o),
+                new_index=new_names.index(n),
+                by="tests" if o in by_tests else "position",
+            )
+        )
     for p in added:
         kind = EditKind.ADDED_REQUIRED if p.required else EditKind.ADDED_OPTIONAL
-        edits.append(Edit(kind, p.name, new_index=new_names.index(p.name), new_kind=p.kind, new_default=p.default))
+        edits.append(
+            Edit(kind, p.name, new_index=new_names.index(p.name), new_kind=p.kind, new_default=p.default)
+        )
     # A parameter "moved" only when its order relative to the parameters both versions share changed:
     # shifts caused by removals and insertions ahead of it are those edits' business.
     removed_names = {r.name for r in removed}
@@ -155,11 +184,19 @@ def diff(old: Signature, new: Signature, rename_hints: dict[str, str] | None = N
         if p.positional and q.positional and new_name in old_pos and new_name in new_pos:
             oi, ni = old_pos.index(new_name), new_pos.index(new_name)
             if oi != ni:
-                edits.append(Edit(EditKind.MOVED, p.name, old_index=[x.name for x in old.positional].index(p.name),
-                                  new_index=[x.name for x in new.positional].index(new_name)))
+                edits.append(
+                    Edit(
+                        EditKind.MOVED,
+                        p.name,
+                        old_index=[x.name for x in old.positional].index(p.name),
+                        new_index=[x.name for x in new.positional].index(new_name),
+                    )
+                )
         if not same_default(p.default, q.default):
             if p.default is not None and q.default is not None:
-                edits.append(Edit(EditKind.DEFAULT_CHANGED, p.name, old_default=p.default, new_default=q.default))
+                edits.append(
+                    Edit(EditKind.DEFAULT_CHANGED, p.name, old_default=p.default, new_default=q.default)
+                )
             elif p.default is not None and q.default is None:
                 edits.append(Edit(EditKind.DEFAULT_CHANGED, p.name, old_default=p.default, new_default=None))
     # Variadic parameters appearing or disappearing change what binds, too.

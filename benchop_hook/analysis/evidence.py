@@ -52,7 +52,8 @@ def names_a_call_must_spell(sig: Signature, other: Signature) -> tuple[str, ...]
 
 
 def may_spell(data: bytes, names: tuple[str, ...] | None) -> bool:
-    """Whether a call in `data` could pass one of `names` as a keyword argument (always, when `names` is None).
+    """Whether a call in `data` could pass one of `names` as a keyword argument (always, when `names` is
+    None).
 
     A keyword argument is the parameter's name in the source, or a non-ASCII spelling of it that Python
     normalizes (NFKC, e.g. fullwidth letters): a file whose non-ASCII characters could be part of an
@@ -77,8 +78,13 @@ def may_spell(data: bytes, names: tuple[str, ...] | None) -> bool:
 
 
 class TestEvidence:
-    def __init__(self, new_p: Project, old_p: Project | None, test_files: Iterable[str],
-                 changed_tests: Iterable[tuple[str | None, str | None]]) -> None:
+    def __init__(
+        self,
+        new_p: Project,
+        old_p: Project | None,
+        test_files: Iterable[str],
+        changed_tests: Iterable[tuple[str | None, str | None]],
+    ) -> None:
         self.new_p = new_p
         self.old_p = old_p
         self.test_files = list(test_files)
@@ -105,9 +111,16 @@ class TestEvidence:
             out.extend(self._calls(self.new_p, path, ref.name, ref, "new"))
         return out
 
-    def value_for(self, ref: ClassRef, param: str, sig: Signature, old_sig: Signature | None = None,
-                  edits: Sequence[Edit] = ()) -> Value:
-        """The one constant value every test call written for the new signature passes for `param`, if they agree.
+    def value_for(
+        self,
+        ref: ClassRef,
+        param: str,
+        sig: Signature,
+        old_sig: Signature | None = None,
+        edits: Sequence[Edit] = (),
+    ) -> Value:
+        """The one constant value every test call written for the new signature passes for `param`, if they
+        agree.
 
         A test call that also binds the old signature, but with its arguments on other parameters,
         was not updated: it is no evidence.
@@ -125,21 +138,37 @@ class TestEvidence:
         if len(values) > 1:
             shown = "; ".join(f"{param}={v} at {w[0]}" for v, w in list(values.items())[:3])
             return Value(None, f"the tests disagree on '{param}' ({shown})")
-        (src, where), = values.items()
+        ((src, where),) = values.items()
         if not is_constant_source(src):
-            return Value(None, f"the tests pass '{param}={src}', which only means something in their own scope")
-        return Value(src, f"every test call passes {param}={src} ({len(where)} call{'s' if len(where) != 1 else ''}, e.g. {where[0]})")
+            return Value(
+                None, f"the tests pass '{param}={src}', which only means something in their own scope"
+            )
+        return Value(
+            src,
+            f"every test call passes {param}={src} ({len(where)} call{'s' if len(where) != 1 else ''}, e.g. "
+            f"{where[0]})",
+        )
 
-    def passes_own_name(self, ref: ClassRef, param: str, sig: Signature, old_sig: Signature | None = None,
-                        edits: Sequence[Edit] = ()) -> bool:
-        """Every test call written for the new signature that sets `param` passes a variable named `param` (and one does)."""
+    def passes_own_name(
+        self,
+        ref: ClassRef,
+        param: str,
+        sig: Signature,
+        old_sig: Signature | None = None,
+        edits: Sequence[Edit] = (),
+    ) -> bool:
+        """Every test call written for the new signature that sets `param` passes a variable named `param`
+        (and one does)."""
         seen = False
         updated = {n for _, n in self.changed if n is not None}
         for site in self._new_calls(ref, self.test_files):
             # A call in a test file this diff changed was written for the new signature even when it
             # happens to bind the old one too ((total_tokens, top_k, E, B) against (numel, E, B, kernel_map)).
-            if (old_sig is not None and site.path not in updated
-                    and classify(site.args, old_sig, sig, edits)[0] is not Status.OK):
+            if (
+                old_sig is not None
+                and site.path not in updated
+                and classify(site.args, old_sig, sig, edits)[0] is not Status.OK
+            ):
                 continue
             bv = bound_values(site, sig)
             if bv is None or param not in bv:
@@ -149,9 +178,17 @@ class TestEvidence:
             seen = True
         return seen
 
-    def drops_same_way(self, old_ref: ClassRef, new_ref: ClassRef, param: str, value: str,
-                       old_sig: Signature, new_sig: Signature) -> bool:
-        """An updated test call of the same Op that passed `param=value` now leaves it out, and keeps its other arguments."""
+    def drops_same_way(
+        self,
+        old_ref: ClassRef,
+        new_ref: ClassRef,
+        param: str,
+        value: str,
+        old_sig: Signature,
+        new_sig: Signature,
+    ) -> bool:
+        """An updated test call of the same Op that passed `param=value` now leaves it out, and keeps its
+        other arguments."""
         if self.old_p is None:
             return False
         for old_path, new_path in self.changed:
@@ -168,7 +205,9 @@ class TestEvidence:
                 ov, nv = bound_values(o, old_sig), bound_values(n, new_sig)
                 if ov is None or nv is None or param not in ov or not same_default(ov[param], value):
                     continue
-                if value not in nv.values() and all(v in nv.values() for p, v in ov.items() if p != param and new_sig.get(p)):
+                if value not in nv.values() and all(
+                    v in nv.values() for p, v in ov.items() if p != param and new_sig.get(p)
+                ):
                     return True
         return False
 
@@ -178,13 +217,17 @@ class TestEvidence:
             return {}
         # A hint pairs a parameter only the old signature has with one only the new one has: without
         # both there is none, and the test files need not be analysed (most changes only drop or add).
-        if not any(new_sig.get(p.name) is None for p in old_sig.params) or \
-                not any(old_sig.get(p.name) is None for p in new_sig.params):
+        if not any(new_sig.get(p.name) is None for p in old_sig.params) or not any(
+            old_sig.get(p.name) is None for p in new_sig.params
+        ):
             return {}
         # A hint needs an old call that binds a parameter only the old signature has and a new call that
         # binds one only the new signature has: when such parameters are keyword-only, the call spells
         # one out, and a file that names none of them is not analysed.
-        spelled_old, spelled_new = names_a_call_must_spell(old_sig, new_sig), names_a_call_must_spell(new_sig, old_sig)
+        spelled_old, spelled_new = (
+            names_a_call_must_spell(old_sig, new_sig),
+            names_a_call_must_spell(new_sig, old_sig),
+        )
         hints: dict[str, str] = {}
         for old_path, new_path in self.changed:
             if old_path is None or new_path is None:
@@ -211,8 +254,9 @@ class TestEvidence:
                         hints[p] = match[0]
         return hints
 
-    def adopts_new_default(self, ref: ClassRef, param: str, old_default: str, new_default: str | None,
-                           new_sig: Signature) -> str | None:
+    def adopts_new_default(
+        self, ref: ClassRef, param: str, old_default: str, new_default: str | None, new_sig: Signature
+    ) -> str | None:
         """Where the updated tests show the new default is meant; None when they don't."""
         changed_new = [n for _, n in self.changed if n is not None]
         adopted: str | None = None

@@ -55,8 +55,13 @@ def _plain(data: bytes) -> bool:
     declaration (a cut-out would read its own), no backslash line continuation (a statement could begin
     on the line before its first token), no `barry_as_FLUFL` (it changes the grammar of what follows)."""
     head = b"\n".join(data.split(b"\n", 2)[:2])
-    return (not data.startswith(b"\xef\xbb\xbf") and b"coding" not in head and b"\\\n" not in data
-            and b"\\\r" not in data and b"barry_as_FLUFL" not in data)
+    return (
+        not data.startswith(b"\xef\xbb\xbf")
+        and b"coding" not in head
+        and b"\\\n" not in data
+        and b"\\\r" not in data
+        and b"barry_as_FLUFL" not in data
+    )
 
 
 def constructors_after_edit(old_tree: ast.Module, old: bytes, new: bytes) -> dict[str, str] | None:
@@ -87,7 +92,7 @@ def constructors_after_edit(old_tree: ast.Module, old: bytes, new: bytes) -> dic
     k = 0
     while k < len(chunks):
         lo, hi, stmts = chunks[k]
-        if b[pos:pos + hi - lo] == a[lo:hi]:
+        if b[pos : pos + hi - lo] == a[lo:hi]:
             out.extend(stmts)
             pos += hi - lo
             k += 1
@@ -96,8 +101,9 @@ def constructors_after_edit(old_tree: ast.Module, old: bytes, new: bytes) -> dic
         found: tuple[int, int] | None = None
         for k2 in range(k, len(chunks)):
             lo2, hi2, _ = chunks[k2]
-            q = next((q for q in where.get(a[lo2], []) if q >= pos and b[q:q + hi2 - lo2] == a[lo2:hi2]),
-                     None)
+            q = next(
+                (q for q in where.get(a[lo2], []) if q >= pos and b[q : q + hi2 - lo2] == a[lo2:hi2]), None
+            )
             if q is not None:
                 found = (k2, q)
                 break
@@ -161,8 +167,9 @@ def top_level_class_names(data: bytes) -> frozenset[bytes] | None:
     return names
 
 
-def left_unparsed(old: bytes, new: bytes, in_benchmarks: Callable[[bytes], bool],
-                  in_op_files: Callable[[bytes], bool]) -> str | None:
+def left_unparsed(
+    old: bytes, new: bytes, in_benchmarks: Callable[[bytes], bool], in_op_files: Callable[[bytes], bool]
+) -> str | None:
     """Whether an edited file can be left unparsed, from its top-level class names, which must be the same
     on both sides (no class appears or disappears to pair as a rename): None when a benchmark file names one
     of them (parse it); "op files" when only op files do (it matters only if an Op inherits from one of

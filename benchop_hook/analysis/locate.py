@@ -1,4 +1,5 @@
-"""Analyzers for benchmark and test modules, resolving names against the new version (and the old one for names that are gone)."""
+"""Analyzers for benchmark and test modules, resolving names against the new version (and the old one for
+names that are gone)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ def analyze(path: str, data: bytes, new_p: Project, old_p: Project | None = None
     mi = new_p.cache.get(path, new_p.module_name(path), data)
 
     def or_gone(found: Atom | None, before: object) -> Atom | None:
-        """A name that resolves to nothing now but to a class before: that class is gone (renamed, moved, removed)."""
+        """A name that resolves to nothing now but to a class before: that class is gone (renamed, moved,
+        removed)."""
         if found is None and isinstance(before, ClassRef):
             return Gone(before)
         return found

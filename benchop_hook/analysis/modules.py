@@ -66,7 +66,9 @@ class ClassInfo:
     def fingerprint(self) -> str:
         """What the class body is, without its name: a renamed class keeps it. Computed when asked."""
         if self._fingerprint is None:
-            body = "\n".join(ast.dump(item) for item in self.node.body) if self.node is not None else self.name
+            body = (
+                "\n".join(ast.dump(item) for item in self.node.body) if self.node is not None else self.name
+            )
             self._fingerprint = hashlib.blake2b(body.encode(), digest_size=12).hexdigest()
         return self._fingerprint
 
@@ -79,11 +81,15 @@ class ModuleInfo:
     tree: ast.Module | None = None
     error: str | None = None  # why it could not be read, e.g. "line 3: invalid syntax"
     classes: dict[str, ClassInfo] = field(default_factory=dict)
-    imports: dict[str, tuple[str, ...]] = field(default_factory=dict)  # local -> ("module", m) | ("attr", m, name)
+    imports: dict[str, tuple[str, ...]] = field(
+        default_factory=dict
+    )  # local -> ("module", m) | ("attr", m, name)
     star_imports: list[str] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)  # local -> dotted expression
     all_names: tuple[str, ...] | None = None
-    names: set[str] = field(default_factory=set)  # every name bound at the top level (functions and constants too)
+    names: set[str] = field(
+        default_factory=set
+    )  # every name bound at the top level (functions and constants too)
     _nodes: list[ast.AST] | None = field(default=None, repr=False, compare=False)
 
     def nodes(self) -> list[ast.AST]:
@@ -233,7 +239,11 @@ def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = N
         t = node.targets[0]
         if isinstance(t, ast.Name):
             if t.id == "__all__" and isinstance(node.value, (ast.List, ast.Tuple)):
-                mi.all_names = tuple(e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+                mi.all_names = tuple(
+                    e.value
+                    for e in node.value.elts
+                    if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                )
             else:
                 d = dotted(node.value)
                 if d is not None and not isinstance(node.value, ast.Subscript):
@@ -252,7 +262,11 @@ def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = N
         handlers: list[ast.ExceptHandler] = getattr(node, "handlers", [])
         for sub in body:
             _read_toplevel(sub, mi, segments)
-        rest = (*getattr(node, "orelse", []), *getattr(node, "finalbody", []), *(s for h in handlers for s in h.body))
+        rest = (
+            *getattr(node, "orelse", []),
+            *getattr(node, "finalbody", []),
+            *(s for h in handlers for s in h.body),
+        )
         for sub in rest:
             mi.names.update(_bound_at_top(sub))
 
@@ -270,10 +284,25 @@ def _read_class(node: ast.ClassDef, segments: Segments | None = None) -> ClassIn
             elif not item.name.startswith("_") or item.name in PUBLIC_DUNDERS:
                 if any(isinstance(d, ast.Name) and d.id == "property" for d in item.decorator_list):
                     continue
-                methods[item.name] = from_function(item, drop_first=not is_staticmethod(item), segments=segments)
-    dataclass_like = any((dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1] in ("dataclass", "define", "attrs") for d in node.decorator_list)
-    return ClassInfo(node.name, node.lineno, bases, init, passthrough, methods, node, dataclass_like,
-                     dataclass_info(node, segments))
+                methods[item.name] = from_function(
+                    item, drop_first=not is_staticmethod(item), segments=segments
+                )
+    dataclass_like = any(
+        (dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
+        in ("dataclass", "define", "attrs")
+        for d in node.decorator_list
+    )
+    return ClassInfo(
+        node.name,
+        node.lineno,
+        bases,
+        init,
+        passthrough,
+        methods,
+        node,
+        dataclass_like,
+        dataclass_info(node, segments),
+    )
 
 
 def module_names_for(path: str, inits: set[str]) -> list[str]:
@@ -320,8 +349,14 @@ class ParseCache:
 class Project:
     """One version of the repository as a set of importable modules."""
 
-    def __init__(self, snapshot: Snapshot, cache: ParseCache, is_op_path: Callable[[str], bool],
-                 op_bases: Iterable[str], is_interface_path: Callable[[str], bool] | None = None) -> None:
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        cache: ParseCache,
+        is_op_path: Callable[[str], bool],
+        op_bases: Iterable[str],
+        is_interface_path: Callable[[str], bool] | None = None,
+    ) -> None:
         self.snapshot = snapshot
         self.is_interface_path = is_interface_path
         self.cache = cache
@@ -478,6 +513,7 @@ class Project:
 
         Cached: method and constructor lookups ask for the same bases thousands of times.
         """
+
         def resolve() -> tuple[ClassRef | str, ...]:
             return tuple(self._resolve_bases(ref))
 
@@ -520,8 +556,11 @@ class Project:
         if self.is_interface_path is None:
             return False
         path = self.class_path(ref)
-        return (path is not None and (self.is_interface_path(path) or self.is_op_path(path))
-                and self.class_info(ref) is not None)
+        return (
+            path is not None
+            and (self.is_interface_path(path) or self.is_op_path(path))
+            and self.class_info(ref) is not None
+        )
 
     def constructor(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> Signature | None:
         """The `__init__` callers of `ref(...)` bind to, inherited across files; None when unknowable."""

@@ -33,8 +33,10 @@ WORKLOADS = "the workloads updated in the same commit use the new name"
 OPS = "the op modules updated in the same commit use the new name"
 OTHER = "other modules updated in the same commit use the new name"
 NAMES = "the names match apart from case, direction suffix and the commit's abbreviations"
-FileMap = Callable[[Callable[[tuple[str, str, str]], list[tuple[str, str]]], list[tuple[str, str, str]]],
-                   list[list[tuple[str, str]]]]
+FileMap = Callable[
+    [Callable[[tuple[str, str, str]], list[tuple[str, str]]], list[tuple[str, str, str]]],
+    list[list[tuple[str, str]]],
+]
 
 _RANK = {EXPORTS: 0, TESTS: 1, WORKLOADS: 2, OPS: 3, OTHER: 3, NAMES: 4}
 
@@ -45,9 +47,12 @@ class Pairing:
     ambiguous: dict[str, tuple[str, ...]] = field(default_factory=dict)  # old -> candidate new names
 
 
-def votes_from(files: Iterable[tuple[str, str, str]], olds: Collection[str] | None = None,
-               news: Collection[str] | None = None, map_files: FileMap | None = None
-               ) -> dict[tuple[str, str], set[str]]:
+def votes_from(
+    files: Iterable[tuple[str, str, str]],
+    olds: Collection[str] | None = None,
+    news: Collection[str] | None = None,
+    map_files: FileMap | None = None,
+) -> dict[tuple[str, str], set[str]]:
     """(old name, new name) -> evidence kinds, from (kind, old text, new text) of the files a commit
     changed; only pairs of an old name in `olds` and a new one in `news` when those are given.
     `map_files(f, files)` is `[f(x) for x in files]` (the caller may spread it over processes)."""
@@ -81,8 +86,9 @@ def _words(line: str) -> list[str]:
     return _IDENT.findall(line)
 
 
-def substitutions(old_text: str, new_text: str,
-                  wanted: Callable[[str, str], bool] | None = None) -> list[tuple[str, str]]:
+def substitutions(
+    old_text: str, new_text: str, wanted: Callable[[str, str], bool] | None = None
+) -> list[tuple[str, str]]:
     """(old identifier, new identifier) for each aligned line pair that differs only by identifiers swapped
     (only the pairs `wanted` accepts, when given).
 

@@ -78,8 +78,10 @@ class Signature:
         out: list[str] = []
         kinds = [p.kind for p in self.params]
         for i, p in enumerate(self.params):
-            if p.kind is Kind.KEYWORD_ONLY and Kind.VAR_POSITIONAL not in kinds[:i] and (
-                i == 0 or self.params[i - 1].kind is not Kind.KEYWORD_ONLY
+            if (
+                p.kind is Kind.KEYWORD_ONLY
+                and Kind.VAR_POSITIONAL not in kinds[:i]
+                and (i == 0 or self.params[i - 1].kind is not Kind.KEYWORD_ONLY)
             ):
                 out.append("*")
             out.append(p.render())
@@ -111,8 +113,9 @@ class Segments:
         return text if "\n" not in text else None  # a multi-line default: use the normalised form
 
 
-def from_function(fn: ast.FunctionDef | ast.AsyncFunctionDef, *, drop_first: bool = True,
-                  segments: Segments | None = None) -> Signature:
+def from_function(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, *, drop_first: bool = True, segments: Segments | None = None
+) -> Signature:
     """The signature callers see; `drop_first` removes `self`/`cls`."""
 
     def _src(node: ast.AST | None) -> str | None:
@@ -172,8 +175,14 @@ def dataclass_info(node: ast.ClassDef, segments: Segments | None = None) -> Data
     less ClassVar and `field(init=False)`, with InitVar kept; defaults from `= value`,
     `field(default=...)` or `field(default_factory=f)` (shown as `f()`); kw_only from the decorator,
     `field(kw_only=True)` or a `_: KW_ONLY` marker."""
-    deco = next((d for d in node.decorator_list
-                 if _last_name(d.func if isinstance(d, ast.Call) else d) == "dataclass"), None)
+    deco = next(
+        (
+            d
+            for d in node.decorator_list
+            if _last_name(d.func if isinstance(d, ast.Call) else d) == "dataclass"
+        ),
+        None,
+    )
     if deco is None:
         return None
 
@@ -205,7 +214,11 @@ def dataclass_info(node: ast.ClassDef, segments: Segments | None = None) -> Data
                     default = f"{src(k.value)}()"
         elif v is not None:
             default = src(v)
-        kind = Kind.KEYWORD_ONLY if (field_kw_only if field_kw_only is not None else kw_only) else Kind.POSITIONAL_OR_KEYWORD
+        kind = (
+            Kind.KEYWORD_ONLY
+            if (field_kw_only if field_kw_only is not None else kw_only)
+            else Kind.POSITIONAL_OR_KEYWORD
+        )
         fields.append(Param(item.target.id, kind, default, src(item.annotation)))
     return DataclassInfo(tuple(fields), _kw_true(deco, "init") is not False)
 
@@ -221,8 +234,12 @@ def dataclass_signature(field_lists: list[tuple[Param, ...]]) -> Signature:
                 order.append(p.name)
             by_name[p.name] = p
     params = [by_name[n] for n in order]
-    return Signature(tuple([p for p in params if p.kind is not Kind.KEYWORD_ONLY]
-                           + [p for p in params if p.kind is Kind.KEYWORD_ONLY]))
+    return Signature(
+        tuple(
+            [p for p in params if p.kind is not Kind.KEYWORD_ONLY]
+            + [p for p in params if p.kind is Kind.KEYWORD_ONLY]
+        )
+    )
 
 
 def is_staticmethod(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -242,7 +259,8 @@ def same_default(a: str | None, b: str | None) -> bool:
 
 
 def is_constant_source(src: str) -> bool:
-    """A value that means the same anywhere: literals, -literals, tuples of them, dotted names like torch.float16."""
+    """A value that means the same anywhere: literals, -literals, tuples of them, dotted names like
+    torch.float16."""
     try:
         node = ast.parse(src, mode="eval").body
     except SyntaxError:

@@ -15,8 +15,10 @@ def main(opts: Options) -> int:
         if opts.json:
             from benchop_hook.report.render import write_json
 
-            write_json(opts.json, {"status": "nothing-to-do", "target": target.as_json(), "changes": [],
-                                   "findings": []})
+            write_json(
+                opts.json,
+                {"status": "nothing-to-do", "target": target.as_json(), "changes": [], "findings": []},
+            )
         return EXIT_OK
     from benchop_hook.report.render import render_check, static_json, write_json
 

@@ -55,9 +55,16 @@ def op_files_touched(cfg: config_mod.Config, changes: list[gitrepo.Change]) -> b
 kept_until_exit: list[object] | None = None
 
 
-def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
-           changes: list[gitrepo.Change], *, bench_from: str = "worktree", only: frozenset[str] | None = None,
-           rewrite: bool = True) -> tuple[StaticResult, StaticContext]:
+def static(
+    repo: gitrepo.RepoPaths,
+    cfg: config_mod.Config,
+    target: Target,
+    changes: list[gitrepo.Change],
+    *,
+    bench_from: str = "worktree",
+    only: frozenset[str] | None = None,
+    rewrite: bool = True,
+) -> tuple[StaticResult, StaticContext]:
     """The static pass, and what it learned for the repair loop. Imports the heavy modules: call it only
     when there is work."""
     import dataclasses
@@ -72,9 +79,15 @@ def static(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
     tracked = gitrepo.list_tracked(root, links=links)
     if target.mode == "all":
         new: gitrepo.Snapshot = gitrepo.WorkTree(root, tracked, links)
-        sp = StaticPass(cfg, Sources(None, new, new, []), target, history=History(root),
-                        only=set(only) if only is not None else None, rewrite=rewrite,
-                        cache_dir=os.path.join(repo.git_dir, "bench-op"))
+        sp = StaticPass(
+            cfg,
+            Sources(None, new, new, []),
+            target,
+            history=History(root),
+            only=set(only) if only is not None else None,
+            rewrite=rewrite,
+            cache_dir=os.path.join(repo.git_dir, "bench-op"),
+        )
         if kept_until_exit is not None:
             kept_until_exit.append(sp)
         return sp.run(), sp.context()
@@ -98,20 +111,26 @@ def restrict(result: StaticResult, shard: frozenset[str]) -> StaticResult:
         return result
     import dataclasses
 
-    return dataclasses.replace(result, files=[fr for fr in result.files if fr.path in shard],
-                               skipped=[(p, w) for p, w in result.skipped if p in shard])
+    return dataclasses.replace(
+        result,
+        files=[fr for fr in result.files if fr.path in shard],
+        skipped=[(p, w) for p, w in result.skipped if p in shard],
+    )
 
 
 def quick(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config, Target, list[gitrepo.Change] | None]:
     """Everything up to "is any op file in the diff?"; changes None means there is nothing to do."""
     repo, cfg = open_repo(opts)
-    target = resolve(repo.root, all_files=opts.all_files, from_ref=opts.from_ref, to_ref=opts.to_ref,
-                     staged=opts.staged)
+    target = resolve(
+        repo.root, all_files=opts.all_files, from_ref=opts.from_ref, to_ref=opts.to_ref, staged=opts.staged
+    )
     if target.mode == "staged" and gitrepo.has_unmerged(repo.root):
         from benchop_hook.errors import GitError
 
-        raise GitError("the index has unmerged paths (a merge with conflicts): resolve them and `git add` "
-                       "them, then run bench-op again.")
+        raise GitError(
+            "the index has unmerged paths (a merge with conflicts): resolve them and `git add` "
+            "them, then run bench-op again."
+        )
     if target.mode == "all":
         return repo, cfg, target, []
     changes = changed_files(repo.root, target)
@@ -125,8 +144,9 @@ def needs_work(root: str, cfg: config_mod.Config, target: Target, changes: list[
     return op_files_touched(cfg, changes) or interface_ctor_changed(root, cfg, target, changes)
 
 
-def interface_ctor_changed(root: str, cfg: config_mod.Config, target: Target,
-                           changes: list[gitrepo.Change]) -> bool:
+def interface_ctor_changed(
+    root: str, cfg: config_mod.Config, target: Target, changes: list[gitrepo.Change]
+) -> bool:
     """A workload or helper class's constructor changed: two blobs per touched file, read by one
     `git cat-file`, compared with `ast` (no libcst, no GitPython on this path)."""
     is_interface = Paths(cfg).interface
@@ -143,5 +163,6 @@ def interface_ctor_changed(root: str, cfg: config_mod.Config, target: Target,
         specs.append(f"{new_rev}:{c.new_path}" if c.new_path else "")
     asked = [s for s in specs if s]
     blobs = dict(zip(asked, gitrepo.cat_blobs(root, asked, keep_index=target.mode == "staged")))
-    return any(constructor_changed(blobs.get(specs[2 * i]), blobs.get(specs[2 * i + 1]))
-               for i in range(len(touched)))
+    return any(
+        constructor_changed(blobs.get(specs[2 * i]), blobs.get(specs[2 * i + 1])) for i in range(len(touched))
+    )

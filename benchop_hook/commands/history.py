@@ -23,8 +23,9 @@ def selects(nodeid: str, what: str | None) -> bool:
     return nodeid == what or nodeid.startswith((what + "::", what + "["))
 
 
-def series(log: Sequence[tuple[str, str, str, list[notes.Run]]], what: str | None,
-           device: str | None) -> dict[str, list[Point]]:
+def series(
+    log: Sequence[tuple[str, str, str, list[notes.Run]]], what: str | None, device: str | None
+) -> dict[str, list[Point]]:
     """Per node id, its points newest first (log is newest first)."""
     out: dict[str, list[Point]] = {}
     for commit, date, subject, runs in log:
@@ -34,7 +35,8 @@ def series(log: Sequence[tuple[str, str, str, list[notes.Run]]], what: str | Non
             for nodeid, ms in notes.latest(runs, dev).items():
                 if selects(nodeid, what):
                     out.setdefault(nodeid, []).append(
-                        Point(commit, date, subject, dev, tuple((m.name, m.value, m.unit) for m in ms)))
+                        Point(commit, date, subject, dev, tuple((m.name, m.value, m.unit) for m in ms))
+                    )
     return out
 
 
@@ -49,13 +51,20 @@ def render(by_node: dict[str, list[Point]]) -> list[str]:
         for i, p in enumerate(points):
             vals = {v[0]: v for v in p.values}
             cur = primary(p)
-            older = next((q for q in points[i + 1:] if q.device == p.device), None)
+            older = next((q for q in points[i + 1 :] if q.device == p.device), None)
             prev = primary(older) if older else None
             change = "-"
             if cur and prev and prev[0] == cur[0] and prev[1]:
                 change = f"{(cur[1] / prev[1] - 1) * 100:+.1f}%"
-            rows.append((f"  {p.commit[:12]}", p.date, p.device,
-                         *(fmt_value(vals[n][1], vals[n][2]) if n in vals else "-" for n in names), change))
+            rows.append(
+                (
+                    f"  {p.commit[:12]}",
+                    p.date,
+                    p.device,
+                    *(fmt_value(vals[n][1], vals[n][2]) if n in vals else "-" for n in names),
+                    change,
+                )
+            )
         lines.extend(align_rows(rows, left=3))
     return lines
 
@@ -99,9 +108,11 @@ def main(opts: Options) -> int:
     by_node = series(read_log(repo.root, opts.max_count), what, opts.device)
     if not by_node:
         scope = f" for {what}" if what else ""
-        print(f"bench-op: no numbers recorded{scope} in git notes ({notes.REF}) on the commits of HEAD; "
-              "`bench-op run` records them (fetch them with "
-              "`git fetch origin refs/notes/bench-op:refs/notes/bench-op`).")
+        print(
+            f"bench-op: no numbers recorded{scope} in git notes ({notes.REF}) on the commits of HEAD; "
+            "`bench-op run` records them (fetch them with "
+            "`git fetch origin refs/notes/bench-op:refs/notes/bench-op`)."
+        )
         return EXIT_OK
     for line in render(by_node):
         print(line)

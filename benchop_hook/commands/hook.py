@@ -91,8 +91,10 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
     echo(summary_line(run))
     if run.written:
         n = len(run.written)
-        print(f"bench-op: rewrote {n} benchmark file{'s' if n != 1 else ''} for the new Op interface "
-              f"({', '.join(sorted(run.written))}): review them (git diff), git add them, and commit again.")
+        print(
+            f"bench-op: rewrote {n} benchmark file{'s' if n != 1 else ''} for the new Op interface "
+            f"({', '.join(sorted(run.written))}): review them (git diff), git add them, and commit again."
+        )
         return EXIT_BLOCKED
     return run.exit_code
 
@@ -103,8 +105,9 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
         return EXIT_OK  # a squash merge commits nothing: the commit that follows gets the hook
     from benchop_hook.git import flows  # a rebase or a multi-commit pick is handled once, at its end
 
-    flow = flows.decide_here(root, repo.git_dir, stage, opts.rewrite_command
-                             or os.environ.get("PRE_COMMIT_REWRITE_COMMAND"))
+    flow = flows.decide_here(
+        root, repo.git_dir, stage, opts.rewrite_command or os.environ.get("PRE_COMMIT_REWRITE_COMMAND")
+    )
     if flow.action in ("quiet", "defer"):
         if flow.say:
             print(flow.say)
@@ -126,8 +129,10 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
     hint = f"bench-op run --from-ref {frm[:12]} --to-ref HEAD"
     what = gitrepo.in_progress_operation(repo.git_dir, merge_done=merge, done=flow.done)
     if what is not None or gitrepo.has_unmerged(root):
-        print(f"bench-op: {what or 'a merge with conflicts'} is in progress: skipped; "
-              f"run `{hint}` once it is done.")
+        print(
+            f"bench-op: {what or 'a merge with conflicts'} is in progress: skipped; "
+            f"run `{hint}` once it is done."
+        )
         return EXIT_OK
     head = gitrepo.git(root, "rev-parse", "HEAD").stdout.decode().strip()
     target = Target("range", frm[:12], "HEAD", frm, head, to_is_head=True)
@@ -138,12 +143,15 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
         from benchop_hook.run.execute import echo
 
         with repo_lock(repo.git_dir):
-            run = run_and_maybe_commit(opts, repo, cfg, target, changes, merge_done=merge,
-                                       flow_done=flow.done, warm=warm)
+            run = run_and_maybe_commit(
+                opts, repo, cfg, target, changes, merge_done=merge, flow_done=flow.done, warm=warm
+            )
     echo(summary_line(run))
     if run.status == "blocked":
-        print("bench-op: no follow-up commit for the blocked files; your commit stays as it is. "
-              f"Fix the reason above, then run `{hint}`.")
+        print(
+            "bench-op: no follow-up commit for the blocked files; your commit stays as it is. "
+            f"Fix the reason above, then run `{hint}`."
+        )
     if opts.json:
         write_json(opts.json, run_json(run, target))
     return run.exit_code

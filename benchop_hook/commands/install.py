@@ -1,4 +1,5 @@
-"""`bench-op install` / `uninstall`: plain git post-commit, post-merge and post-rewrite hooks, no pre-commit needed.
+"""`bench-op install` / `uninstall`: plain git post-commit, post-merge and post-rewrite hooks, no pre-commit
+needed.
 
 Respects `core.hooksPath`; a hook the user already has is kept and chained to
 (renamed `<hook>.before-bench-op`, run after bench-op), and put back on uninstall.
@@ -23,7 +24,8 @@ def script(name: str, python: str = "") -> str:
     """The hook script; the copies in the repository's hooks/ folder are this with python=''."""
     call, keep, feed = name, "", ""
     if name == "post-rewrite":
-        # Its argument says rebase or amend; the rewritten commits come on stdin, kept for the hook chained after.
+        # Its argument says rebase or amend; the rewritten commits come on stdin, kept for the hook chained
+        # after.
         call = f'{name} --rewrite-command "$1" </dev/null'
         keep = 'rewritten="$(cat)"\n'
         feed = 'printf "%s\\n" "$rewritten" | '
@@ -72,7 +74,9 @@ def install(opts: Options) -> int:
         chained = path + CHAINED
         if os.path.lexists(path) and not _ours(path):
             if os.path.lexists(chained):
-                raise BenchOpError(f"both {path} and {chained} exist: merge them by hand, then run bench-op install again.")
+                raise BenchOpError(
+                    f"both {path} and {chained} exist: merge them by hand, then run bench-op install again."
+                )
             os.rename(path, chained)
             done.append(f"{name} (your existing hook now runs after it, as {os.path.basename(chained)})")
         else:
@@ -82,7 +86,10 @@ def install(opts: Options) -> int:
         os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     print(f"bench-op: installed {', '.join(done)} in {os.path.relpath(folder, repo.root)}.")
     if any(_generated_by_pre_commit(os.path.join(folder, n + CHAINED)) for n in HOOKS):
-        print("bench-op: you also use pre-commit for these hooks; adding bench-op-follow-up to .pre-commit-config.yaml is the other way.")
+        print(
+            "bench-op: you also use pre-commit for these hooks; adding bench-op-follow-up to "
+            ".pre-commit-config.yaml is the other way."
+        )
     return EXIT_OK
 
 

@@ -19,8 +19,10 @@ def main(opts: Options) -> int:
         if opts.json:
             from benchop_hook.report.render import write_json
 
-            write_json(opts.json, {"status": "nothing-to-do", "target": target.as_json(), "changes": [],
-                                   "benchmarks": []})
+            write_json(
+                opts.json,
+                {"status": "nothing-to-do", "target": target.as_json(), "changes": [], "benchmarks": []},
+            )
         return EXIT_OK
     with early_pytest(repo.root, opts, cfg) as warm:
         from benchop_hook.followup.assemble import run_and_maybe_commit

@@ -1,1 +1,2 @@
-"""Judging each benchmark call against the changes and planning its smallest fix; the drivers for a commit range and for --all-files."""
+"""Judging each benchmark call against the changes and planning its smallest fix; the drivers for a commit
+range and for --all-files."""

@@ -50,8 +50,9 @@ class CleanCache:
             return False
         return all(dep_digest(p) == d for p, d in deps.items())
 
-    def mark_clean(self, path: str, content: str, deps: dict[str, str | None],
-                   extra: dict[str, object] | None = None) -> None:
+    def mark_clean(
+        self, path: str, content: str, deps: dict[str, str | None], extra: dict[str, object] | None = None
+    ) -> None:
         """`extra`: what the report says about a clean file (calls checked, calls only a run can judge)."""
         self.entries[path] = {"digest": content, "deps": deps, "extra": extra or {}}
         self.dirty = True

@@ -68,8 +68,14 @@ def call_signature(project: Project, ref: ClassRef, method: str | None) -> Signa
     return project.method(ref, method)
 
 
-def value_source(site: CallSite, ev: TestEvidence | None, ref: ClassRef | None, sig: Signature,
-                 old_sig: Signature, edits: tuple[Edit, ...]) -> Callable[[str], Value]:
+def value_source(
+    site: CallSite,
+    ev: TestEvidence | None,
+    ref: ClassRef | None,
+    sig: Signature,
+    old_sig: Signature,
+    edits: tuple[Edit, ...],
+) -> Callable[[str], Value]:
     """Where a value for a new required parameter comes from at this call: a variable of that name in
     scope, or the one constant every updated test passes (and that the benchmark can name)."""
 
@@ -83,8 +89,11 @@ def value_source(site: CallSite, ev: TestEvidence | None, ref: ClassRef | None, 
             return Value(None, f"no variable of that name at the call, and {v.reason}")
         missing = free_names(v.source) - site.scope_names
         if missing:
-            return Value(None, f"the tests pass {param}={v.source}, but {', '.join(sorted(missing))} "
-                               "is not defined in the benchmark")
+            return Value(
+                None,
+                f"the tests pass {param}={v.source}, but {', '.join(sorted(missing))} "
+                "is not defined in the benchmark",
+            )
         return Value(v.source, v.reason)
 
     return value_for

@@ -40,9 +40,14 @@ def can_fork() -> bool:
 _RECORD = 4  # bytes per item number in the queue: a pipe read of that size is whole, never split
 
 
-def map_split(fn: Callable[[T], R], items: Sequence[T], weights: Sequence[int],
-              min_weight: int | None = None, meanwhile: Callable[[], object] | None = None,
-              first: Sequence[bool] | None = None) -> list[R]:
+def map_split(
+    fn: Callable[[T], R],
+    items: Sequence[T],
+    weights: Sequence[int],
+    min_weight: int | None = None,
+    meanwhile: Callable[[], object] | None = None,
+    first: Sequence[bool] | None = None,
+) -> list[R]:
     """`[fn(x) for x in items]`, shared with a forked child when the weights add up to `min_weight` or
     more. The item numbers wait in a pipe, heaviest first; each process takes the next one when it is free
     (a read of one fixed-size record from a pipe is atomic), so neither waits long for the other whatever
@@ -55,7 +60,7 @@ def map_split(fn: Callable[[T], R], items: Sequence[T], weights: Sequence[int],
         return [fn(x) for x in items]
     order = sorted(range(len(items)), key=lambda i: (not (first and first[i]), -weights[i]))
     per = -(-len(items) // (_PIPE_ROOM // _RECORD))  # items per queue record, for the queue to fit the pipe
-    batches = [order[b:b + per] for b in range(0, len(order), per)]
+    batches = [order[b : b + per] for b in range(0, len(order), per)]
     fds: list[int] = []
     try:
         queue_r, queue_w = os.pipe()
@@ -110,7 +115,7 @@ def _child(work: Callable[[], object], r: int, w: int) -> NoReturn:
         os.close(r)
         data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
         while data:
-            data = data[os.write(w, data):]
+            data = data[os.write(w, data) :]
         code = 0
     finally:
         os._exit(code)

@@ -87,7 +87,9 @@ def _targets(args: Sequence[Arg], sig: Signature) -> list[str] | None:
     return out
 
 
-def classify(args: Sequence[Arg], old: Signature, new: Signature, edits: Sequence[Edit]) -> tuple[Status, str]:
+def classify(
+    args: Sequence[Arg], old: Signature, new: Signature, edits: Sequence[Edit]
+) -> tuple[Status, str]:
     """What is wrong with a call after the change, as (status, sentence)."""
     sh = shape(args)
     if sh.splatted:
@@ -108,8 +110,9 @@ def classify(args: Sequence[Arg], old: Signature, new: Signature, edits: Sequenc
     return Status.OK, "binds with the same meaning"
 
 
-def judge_now(args: Sequence[Arg], expanded: Sequence[Arg] | None, sig: Signature,
-              opaque: str | None = None) -> tuple[Status, str]:
+def judge_now(
+    args: Sequence[Arg], expanded: Sequence[Arg] | None, sig: Signature, opaque: str | None = None
+) -> tuple[Status, str]:
     """A call against one current signature, no history: OK, BROKEN (provably: it raises TypeError
     whatever its splats hold) or UNKNOWN (an opaque splat: the run decides).
 
@@ -135,7 +138,9 @@ def fails_whatever_splats_hold(explicit: Sequence[Arg], sig: Signature, star: bo
     n_pos = sum(1 for a in explicit if a.kind == "pos")
     positional = sig.positional
     if sig.var_positional is None and n_pos > len(positional):
-        return f"takes {len(positional)} positional argument{'s' if len(positional) != 1 else ''} but {n_pos}{' or more' if star else ''} were given"
+        plural = "s" if len(positional) != 1 else ""
+        more = " or more" if star else ""
+        return f"takes {len(positional)} positional argument{plural} but {n_pos}{more} were given"
     filled = {p.name for p in positional[:n_pos]}
     for a in explicit:
         if a.kind != "kw" or a.keyword is None:
@@ -154,7 +159,11 @@ def default_pins(args: Sequence[Arg], old: Signature, new: Signature, edits: Seq
     if old_t is None:
         return []
     passed = set(old_t)
-    return [e for e in edits if e.kind is EditKind.DEFAULT_CHANGED and e.new_default is not None and e.name not in passed]
+    return [
+        e
+        for e in edits
+        if e.kind is EditKind.DEFAULT_CHANGED and e.new_default is not None and e.name not in passed
+    ]
 
 
 _NOT_CHOICES = {"torch", "np", "numpy", "math", "tl", "triton", "self", "cls"}
@@ -243,8 +252,13 @@ def plan(
         if p_old.startswith("*"):
             return NoPlan(f"argument {a.source} goes through {p_old}, which bench-op does not rewrite")
         p_new = pmap.get(p_old, p_old)
-        if (p_new is not None and p_old in by_position and in_scope is not None and p_new in in_scope
-                and a.source != p_new):
+        if (
+            p_new is not None
+            and p_old in by_position
+            and in_scope is not None
+            and p_new in in_scope
+            and a.source != p_new
+        ):
             # A variable named like the new parameter is at hand and is not what the call passes:
             # the slot says one thing, the scope another.
             contested[p_new] = a.source
@@ -252,11 +266,16 @@ def plan(
             continue
         if p_new is None and p_old in contested_slot:
             contested[contested_slot[p_old] or ""] = a.source
-        elif (p_new is None and is_choice(a.source, old.get(p_old))
-              and (drops_choice is None or not drops_choice(p_old, a.source))):
-            return NoPlan(f"passes {p_old}={a.source}, a choice the new signature has no '{p_old}' for, "
-                          "and the updated tests don't drop it the same way: carry that choice over by hand",
-                          choice=(i, p_old, a.source))
+        elif (
+            p_new is None
+            and is_choice(a.source, old.get(p_old))
+            and (drops_choice is None or not drops_choice(p_old, a.source))
+        ):
+            return NoPlan(
+                f"passes {p_old}={a.source}, a choice the new signature has no '{p_old}' for, "
+                "and the updated tests don't drop it the same way: carry that choice over by hand",
+                choice=(i, p_old, a.source),
+            )
         if p_new is None:
             ops.append(ArgOp("drop", i))
             notes.append(f"dropped {a.source} ('{p_old}' was removed)")
@@ -291,22 +310,37 @@ def plan(
             src = contested[p.name]
             if own_name is not None and in_scope is not None and p.name in in_scope and own_name(p.name):
                 ops.append(ArgOp("add_kw", None, p.name, p.name))
-                notes.append(f"{p.name}={p.name} added, {src} dropped: the updated tests pass a variable named {p.name} there")
+                notes.append(
+                    f"{p.name}={p.name} added, {src} dropped: the updated tests pass a variable named "
+                    f"{p.name} there"
+                )
                 final.append(("kw", p.name, p.name))
                 continue
-            scope = (f"the variable {p.name} in scope" if in_scope is not None and p.name in in_scope
-                     else "a new value")
-            return NoPlan(f"'{p.name}' could be {src} (the argument in its slot) or {scope}; "
-                          "the updated tests don't say which: pick one by hand", (p.name,))
+            scope = (
+                f"the variable {p.name} in scope"
+                if in_scope is not None and p.name in in_scope
+                else "a new value"
+            )
+            return NoPlan(
+                f"'{p.name}' could be {src} (the argument in its slot) or {scope}; "
+                "the updated tests don't say which: pick one by hand",
+                (p.name,),
+            )
         if not p.required or p.name in filled:
             continue
         old_name = inverse.get(p.name)
         old_param = old.get(old_name) if old_name else None
-        if (old_param is not None and old_param.default is not None and old_param.name not in old_t
-                and is_constant_source(old_param.default)
-                and (in_scope is None or free_names(old_param.default) <= in_scope)):
+        if (
+            old_param is not None
+            and old_param.default is not None
+            and old_param.name not in old_t
+            and is_constant_source(old_param.default)
+            and (in_scope is None or free_names(old_param.default) <= in_scope)
+        ):
             ops.append(ArgOp("add_kw", None, p.name, old_param.default))
-            notes.append(f"{p.name}={old_param.default} added (it had that default before and is required now)")
+            notes.append(
+                f"{p.name}={old_param.default} added (it had that default before and is required now)"
+            )
             final.append(("kw", p.name, old_param.default))
             continue
         v = value_for(p.name)
@@ -335,7 +369,6 @@ def plan(
             return NoPlan("no edit found that keeps every argument on its parameter")
     preview = "(" + ", ".join(src if kind == "pos" else f"{p}={src}" for kind, p, src in final) + ")"
     return Plan(tuple(ops), tuple(notes), preview)
-
 
 
 def _old_targets(args: Sequence[Arg], old: Signature) -> tuple[list[str | None], int] | None:
@@ -372,10 +405,15 @@ def _old_targets(args: Sequence[Arg], old: Signature) -> tuple[list[str | None],
     return targets, k
 
 
-def _explicit_ops(args: Sequence[Arg], targets: Sequence[str | None], old: Signature, new: Signature,
-                  edits: Sequence[Edit], drops_choice: Callable[[str, str], bool] | None,
-                  in_scope: frozenset[str] | None
-                  ) -> tuple[list[ArgOp], list[str], list[tuple[Arg, str | None]]] | NoPlan | None:
+def _explicit_ops(
+    args: Sequence[Arg],
+    targets: Sequence[str | None],
+    old: Signature,
+    new: Signature,
+    edits: Sequence[Edit],
+    drops_choice: Callable[[str, str], bool] | None,
+    in_scope: frozenset[str] | None,
+) -> tuple[list[ArgOp], list[str], list[tuple[Arg, str | None]]] | NoPlan | None:
     """The drops and keyword renames of the explicit arguments, under plan()'s evidence rules; and each
     argument kept with the new parameter it reaches (None for a splat)."""
     pmap = param_map(list(edits), old)
@@ -392,15 +430,27 @@ def _explicit_ops(args: Sequence[Arg], targets: Sequence[str | None], old: Signa
         name = t[1:] if star else t
         p_new = pmap.get(name, name)
         if star and (p_new is not None or new.var_positional is not None or new.get(name) is not None):
-            return None  # an old *args that lives on, maybe as a tuple: bench-op does not move what reaches it
-        if name in contested or (name in by_position and p_new is not None and in_scope is not None
-                                 and p_new in in_scope and a.source != p_new):
+            return (
+                None  # an old *args that lives on, maybe as a tuple: bench-op does not move what reaches it
+            )
+        if name in contested or (
+            name in by_position
+            and p_new is not None
+            and in_scope is not None
+            and p_new in in_scope
+            and a.source != p_new
+        ):
             return None  # the slot and the scope disagree: plan() weighs that evidence; here the run decides
         if p_new is None:
-            if (a.kind != "star" and is_choice(a.source, None if star else old.get(name))
-                    and (drops_choice is None or not drops_choice(name, a.source))):
-                return NoPlan(f"passes {name}={a.source}, a choice the new signature has no '{name}' for, "
-                              "and the updated tests don't drop it the same way: carry that choice over by hand")
+            if (
+                a.kind != "star"
+                and is_choice(a.source, None if star else old.get(name))
+                and (drops_choice is None or not drops_choice(name, a.source))
+            ):
+                return NoPlan(
+                    f"passes {name}={a.source}, a choice the new signature has no '{name}' for, "
+                    "and the updated tests don't drop it the same way: carry that choice over by hand"
+                )
             ops.append(ArgOp("drop", i))
             notes.append(f"dropped {'*' if a.kind == 'star' else ''}{a.source} ('{t}' was removed)")
             continue
@@ -433,9 +483,11 @@ def plan_explicit(
     """
     star = any(a.kind == "star" for a in args)
     explicit = [a for a in args if a.kind in ("pos", "kw")]
-    if (fails_whatever_splats_hold(explicit, new, star) is None
-            or fails_whatever_splats_hold(explicit, old, star) is not None
-            or sum(1 for a in args if a.kind == "star") > 1):
+    if (
+        fails_whatever_splats_hold(explicit, new, star) is None
+        or fails_whatever_splats_hold(explicit, old, star) is not None
+        or sum(1 for a in args if a.kind == "star") > 1
+    ):
         return None
     found = _old_targets(args, old)
     if found is None:
@@ -460,14 +512,19 @@ def plan_explicit(
         by_kw_new = {p for a, p in kept if a.kind == "kw"}
         old_rest = [pmap.get(n, n) for n in (p.name for p in old.positional[k:]) if n not in by_kw_old]
         if old_rest != [n for n in new_pos[j:] if n not in by_kw_new] or (
-                (old.var_positional is None) != (new.var_positional is None)):
+            (old.var_positional is None) != (new.var_positional is None)
+        ):
             return None
     if any(p is None for _, p in kept):  # a splat is left: only the explicit arguments can be judged
-        return (None if fails_whatever_splats_hold([a for a in final if a.kind in ("pos", "kw")], new, rest_star)
-                else Plan(tuple(ops), tuple(notes), _preview(final)))
+        return (
+            None
+            if fails_whatever_splats_hold([a for a in final if a.kind in ("pos", "kw")], new, rest_star)
+            else Plan(tuple(ops), tuple(notes), _preview(final))
+        )
     passed = {t for t in targets if t is not None}
-    if not bind(new, shape(final)).ok or any(e.kind is EditKind.DEFAULT_CHANGED and e.name not in passed
-                                             for e in edits):
+    if not bind(new, shape(final)).ok or any(
+        e.kind is EditKind.DEFAULT_CHANGED and e.name not in passed for e in edits
+    ):
         return None  # a default it relies on changed: the full planner's business, not this one's
     return Plan(tuple(ops), tuple(notes), _preview(final))
 
@@ -487,8 +544,18 @@ def _same_slots(kept: Sequence[tuple[Arg, str | None]], new_pos: Sequence[str]) 
 
 
 def _preview(args: Sequence[Arg]) -> str:
-    return "(" + ", ".join(a.source if a.kind == "pos" else f"{a.keyword}={a.source}" if a.kind == "kw"
-                           else ("*" if a.kind == "star" else "**") + a.source for a in args) + ")"
+    return (
+        "("
+        + ", ".join(
+            a.source
+            if a.kind == "pos"
+            else f"{a.keyword}={a.source}"
+            if a.kind == "kw"
+            else ("*" if a.kind == "star" else "**") + a.source
+            for a in args
+        )
+        + ")"
+    )
 
 
 # -- the edits a rewrite applies (libcst applies them: `rewrite.py`; these are plain data)

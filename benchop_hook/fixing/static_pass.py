@@ -67,9 +67,15 @@ class Finding:
     fixed: bool = False  # the rewrite was applied
 
     hand: bool = False  # a default to pin that bench-op could not write: the user should
-    rest_to_run: bool = False  # its explicit arguments are rewritten; what its splat binds only a run can judge
-    route: ClassRef | None = None  # the class the call is rewritten to, when not its Op's successor (a choice's sibling)
-    renamed_func: str | None = None  # the called name once the file's imports follow a renamed Op (for the report)
+    rest_to_run: bool = (
+        False  # its explicit arguments are rewritten; what its splat binds only a run can judge
+    )
+    route: ClassRef | None = (
+        None  # the class the call is rewritten to, when not its Op's successor (a choice's sibling)
+    )
+    renamed_func: str | None = (
+        None  # the called name once the file's imports follow a renamed Op (for the report)
+    )
 
     @property
     def func_after(self) -> str:
@@ -89,7 +95,8 @@ class Finding:
         return {
             "path": self.site.path,
             "line": self.site.lineno,
-            "call": self.site.func_source + ("." + self.method if self.method and self.method != "__call__" else ""),
+            "call": self.site.func_source
+            + ("." + self.method if self.method and self.method != "__call__" else ""),
             "op": self.op,
             "method": self.method,
             "via": self.site.via,
@@ -101,7 +108,8 @@ class Finding:
             "why_not": self.why_not,
             "info": self.info,
             "fixed": self.fixed,
-            "call_after": self.func_after + ("." + self.method if self.method and self.method != "__call__" else ""),
+            "call_after": self.func_after
+            + ("." + self.method if self.method and self.method != "__call__" else ""),
             "route": self.route.qualname if self.route else None,
             "rest_to_run": self.rest_to_run,
         }
@@ -164,8 +172,14 @@ class StaticResult:
 
 def _dict_preview(site: CallSite, d: DictEdit) -> str:
     """What a **dict fix does, as a preview: the call as it is, and the edit of the dict it splats."""
-    args = ", ".join(a.source if a.kind == "pos" else f"{a.keyword}={a.source}" if a.kind == "kw"
-                     else ("*" if a.kind == "star" else "**") + a.source for a in site.args)
+    args = ", ".join(
+        a.source
+        if a.kind == "pos"
+        else f"{a.keyword}={a.source}"
+        if a.kind == "kw"
+        else ("*" if a.kind == "star" else "**") + a.source
+        for a in site.args
+    )
     name = next((a.source for a in site.args if a.kind == "dstar"), "the dict")
     said = {"drop": "{k!r} removed", "rename": "{k!r} renamed to {v!r}", "add_kw": "{k}={v} added"}
     edits = ", ".join(said[op.op].format(k=op.name, v=op.value) for op in d.ops if op.op in said)
@@ -201,16 +215,28 @@ def _word_runs(blobs: Iterable[bytes | None]) -> bytes:
 
 
 class StaticPass:
-    def __init__(self, config: Config, sources: Sources, target: Target, *, history: History | None = None,
-                 only: set[str] | None = None, rewrite: bool = True, cache_dir: str | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        sources: Sources,
+        target: Target,
+        *,
+        history: History | None = None,
+        only: set[str] | None = None,
+        rewrite: bool = True,
+        cache_dir: str | None = None,
+    ) -> None:
         self.config = config
         self.paths = Paths(config)
         self.src = sources
         self.target = target
         self.cache = ParseCache()
         self.new_p = Project(sources.new, self.cache, self.paths.op, config.op_bases, self.paths.interface)
-        self.old_p = (Project(sources.old, self.cache, self.paths.op, config.op_bases, self.paths.interface)
-                      if sources.old is not None else None)
+        self.old_p = (
+            Project(sources.old, self.cache, self.paths.op, config.op_bases, self.paths.interface)
+            if sources.old is not None
+            else None
+        )
         self.history = history  # all-files mode: finds the version a benchmark was written against
         self.only = only  # all-files mode: just these benchmark files
         self.rewrite = rewrite  # False: plan only (check), no libcst
@@ -224,32 +250,48 @@ class StaticPass:
         """What this pass learned, for the repair loop."""
         if self.evidence is None:
             self.evidence = self._evidence(self.old_p)
-        return StaticContext(self.paths, self.new_p, self.old_p, self.src.bench, self.evidence,
-                             tuple(self.result.changes))
+        return StaticContext(
+            self.paths, self.new_p, self.old_p, self.src.bench, self.evidence, tuple(self.result.changes)
+        )
 
     # -- helpers
     def _evidence(self, old_p: Project | None) -> TestEvidence:
         tests = [p for p in self.src.new.paths() if self.paths.test(p)]
-        changed_tests = [(c.old_path, c.new_path) for c in self.src.changes
-                         if (c.old_path and self.paths.test(c.old_path)) or (c.new_path and self.paths.test(c.new_path))]
+        changed_tests = [
+            (c.old_path, c.new_path)
+            for c in self.src.changes
+            if (c.old_path and self.paths.test(c.old_path)) or (c.new_path and self.paths.test(c.new_path))
+        ]
         return TestEvidence(self.new_p, old_p, tests, changed_tests)
 
     def _built_by_benchmarks(self, changes: list[OpChange]) -> list[OpChange]:
         """Interface classes (workloads, helpers) matter only where a benchmark names them; Ops always do."""
+
         def interface(c: OpChange) -> bool:
-            return (c.old is None or not self.old_p or not self.old_p.is_op(c.old)) and (c.new is None or not self.new_p.is_op(c.new))
+            return (c.old is None or not self.old_p or not self.old_p.is_op(c.old)) and (
+                c.new is None or not self.new_p.is_op(c.new)
+            )
 
         if not any(interface(c) for c in changes):
             return changes
-        blobs = [d for p in self.src.bench.paths() if self.paths.bench(p) and (d := self.src.bench.read(p)) is not None]
-        return [c for c in changes if not interface(c) or any(n.encode() in d for n in {r.name for r in (c.old, c.new) if r}
-                                                              for d in blobs)]
+        blobs = [
+            d
+            for p in self.src.bench.paths()
+            if self.paths.bench(p) and (d := self.src.bench.read(p)) is not None
+        ]
+        return [
+            c
+            for c in changes
+            if not interface(c)
+            or any(n.encode() in d for n in {r.name for r in (c.old, c.new) if r} for d in blobs)
+        ]
 
     def _detected(self, p: str) -> bool:
         return self.paths.op(p) or self.paths.interface(p)
 
-    def _interface_changed(self, changes: list[gitrepo.Change],
-                           meanwhile: Callable[[], object] | None = None) -> list[bool | None]:
+    def _interface_changed(
+        self, changes: list[gitrepo.Change], meanwhile: Callable[[], object] | None = None
+    ) -> list[bool | None]:
         """For each change, whether it is of an interface file whose classes' constructors changed (most
         changes to such files don't); None for an edited file left unparsed because none of its classes
         can matter (`_unparsed`). A large commit's files are shared with a forked child, and `meanwhile`
@@ -259,7 +301,9 @@ class StaticPass:
 
         out: list[bool | None] = [False] * len(changes)
         asks: list[int] = []
-        late: dict[int, str] = {}  # named by op files only: asked once their module is known to be an ancestor
+        late: dict[
+            int, str
+        ] = {}  # named by op files only: asked once their module is known to be an ancestor
         blobs: dict[int, tuple[bytes | None, bytes | None]] = {}
         for i, c in enumerate(changes):
             paths = [p for p in (c.old_path, c.new_path) if p]
@@ -277,6 +321,7 @@ class StaticPass:
                 late[i] = c.new_path
             else:
                 asks.append(i)
+
         def size(i: int) -> int:
             return len(blobs[i][0] or b"") + len(blobs[i][1] or b"")
 
@@ -291,12 +336,14 @@ class StaticPass:
             if late:
                 ancestors.update(self._op_ancestor_modules())
 
-        answers = forked.map_split(lambda i: constructor_changed(*blobs[i]), asks, [size(i) for i in asks],
-                                   meanwhile=then)
+        answers = forked.map_split(
+            lambda i: constructor_changed(*blobs[i]), asks, [size(i) for i in asks], meanwhile=then
+        )
         for i, yes in zip(asks, answers):
             out[i] = yes
         for i, path in late.items():
-            # No op class inherits from a class of this module: what its constructors say reaches no benchmark.
+            # No op class inherits from a class of this module: what its constructors say reaches no
+            # benchmark.
             out[i] = constructor_changed(*blobs[i]) if self.new_p.module_name(path) in ancestors else None
         return out
 
@@ -332,8 +379,11 @@ class StaticPass:
         from benchop_hook.analysis.interfaces import constructor_changed
 
         old, new = self.src.old, self.src.new
-        return old is not None and any(constructor_changed(old.read(c.old_path or ""), new.read(c.new_path or ""))
-                                       for c, a in zip(changes, answers) if a is None)
+        return old is not None and any(
+            constructor_changed(old.read(c.old_path or ""), new.read(c.new_path or ""))
+            for c, a in zip(changes, answers)
+            if a is None
+        )
 
     def _corpora(self) -> tuple[bytes, bytes]:
         """What can name a class of an interface file so that it matters: the benchmark files, and the op
@@ -344,8 +394,10 @@ class StaticPass:
             benches, ops = [p for p in self.src.bench.paths() if self.paths.bench(p)], self._op_files()
             self.src.bench.prefetch(benches)
             self.src.new.prefetch(ops)
-            self._corpus = (_word_runs(self.src.bench.read(p) for p in benches),
-                            _word_runs(self.src.new.read(p) for p in ops))
+            self._corpus = (
+                _word_runs(self.src.bench.read(p) for p in benches),
+                _word_runs(self.src.new.read(p) for p in ops),
+            )
         return self._corpus
 
     def _rename_votes(self, olds: set[str], news: set[str]) -> dict[tuple[str, str], set[str]]:
@@ -363,13 +415,23 @@ class StaticPass:
             if old is None or new is None:
                 continue
             p = c.new_path
-            kind = (renames.EXPORTS if p.endswith("__init__.py") else renames.TESTS if self.paths.test(p)
-                    else renames.OPS if self.paths.op(p) else renames.WORKLOADS if "workload" in p else renames.OTHER)
+            kind = (
+                renames.EXPORTS
+                if p.endswith("__init__.py")
+                else renames.TESTS
+                if self.paths.test(p)
+                else renames.OPS
+                if self.paths.op(p)
+                else renames.WORKLOADS
+                if "workload" in p
+                else renames.OTHER
+            )
             files.append((kind, old.decode("utf-8", "replace"), new.decode("utf-8", "replace")))
         from benchop_hook.fixing import forked
 
-        def spread(f: Callable[[tuple[str, str, str]], list[tuple[str, str]]],
-                   xs: list[tuple[str, str, str]]) -> list[list[tuple[str, str]]]:
+        def spread(
+            f: Callable[[tuple[str, str, str]], list[tuple[str, str]]], xs: list[tuple[str, str, str]]
+        ) -> list[list[tuple[str, str]]]:
             # A file with a swap is diffed and parsed on both sides: worth a fork from a few files on.
             return forked.map_split(f, xs, [len(a) + len(b) for _, a, b in xs], min_weight=VOTES_FORK_WEIGHT)
 
@@ -390,13 +452,19 @@ class StaticPass:
             return self._run_all()
 
         def op(c: gitrepo.Change) -> bool:
-            return bool((c.old_path and self.paths.op(c.old_path)) or (c.new_path and self.paths.op(c.new_path)))
+            return bool(
+                (c.old_path and self.paths.op(c.old_path)) or (c.new_path and self.paths.op(c.new_path))
+            )
 
         others = [c for c in self.src.changes if not op(c)]
         # Every changed Python file is read below (op files, the interface check, the rename votes).
         if self.src.old is not None:
-            self.src.old.prefetch(c.old_path for c in self.src.changes if c.old_path and c.old_path.endswith(".py"))
-        self.src.new.prefetch(c.new_path for c in self.src.changes if c.new_path and c.new_path.endswith(".py"))
+            self.src.old.prefetch(
+                c.old_path for c in self.src.changes if c.old_path and c.old_path.endswith(".py")
+            )
+        self.src.new.prefetch(
+            c.new_path for c in self.src.changes if c.new_path and c.new_path.endswith(".py")
+        )
         # The op files are parsed below whatever the interface check says: parse them while it runs.
         warm: list[tuple[Project, str]] = []
         if self.old_p is not None and self.src.old is not None:
@@ -420,8 +488,9 @@ class StaticPass:
         old_paths = [p for p in old_paths if not any(p == o for o, _ in drop)]
         new_paths = [p for p in new_paths if not any(p == n for _, n in drop)]
         ev = self.evidence = self._evidence(self.old_p)
-        changes = detect(self.old_p, self.new_p, old_paths, new_paths, self._op_files, ev.rename_hints,
-                         self._rename_votes)
+        changes = detect(
+            self.old_p, self.new_p, old_paths, new_paths, self._op_files, ev.rename_hints, self._rename_votes
+        )
         changes = self._built_by_benchmarks(changes)
         self.result.changes = changes
         if changes:
@@ -467,8 +536,14 @@ class StaticPass:
                 out.append(p)
         return sorted(out)
 
-    def _locate_and_fix(self, changes: list[OpChange], old_p: Project, ev: TestEvidence, paths: list[str],
-                        only: set[tuple[str, int]] | None = None) -> None:
+    def _locate_and_fix(
+        self,
+        changes: list[OpChange],
+        old_p: Project,
+        ev: TestEvidence,
+        paths: list[str],
+        only: set[tuple[str, int]] | None = None,
+    ) -> None:
         by_new = {c.new: c for c in changes if c.new is not None}
         by_old = {c.old: c for c in changes if c.old is not None}
         from benchop_hook.fixing import forked
@@ -481,9 +556,14 @@ class StaticPass:
         # to be rewritten and a child shares the work, libcst is imported here first, while the child judges.
         likely = [b is not None and _likely_rewritten(b, changes) for b in blobs]
         shared = sum(weights) >= JUDGE_FORK_WEIGHT and forked.can_fork()
-        done = forked.map_split(lambda k: self._locate_one(paths[k], blobs[k], by_new, by_old, old_p, ev, only),
-                                range(len(paths)), weights, min_weight=JUDGE_FORK_WEIGHT, first=likely,
-                                meanwhile=_import_rewriter if self.rewrite and shared and any(likely) else None)
+        done = forked.map_split(
+            lambda k: self._locate_one(paths[k], blobs[k], by_new, by_old, old_p, ev, only),
+            range(len(paths)),
+            weights,
+            min_weight=JUDGE_FORK_WEIGHT,
+            first=likely,
+            meanwhile=_import_rewriter if self.rewrite and shared and any(likely) else None,
+        )
         for found in done:
             if found is None:
                 continue
@@ -494,10 +574,16 @@ class StaticPass:
                 self._apply(fr, fr.before or b"", imports, renames)
             self.result.files.append(fr)
 
-    def _locate_one(self, path: str, data: bytes | None, by_new: dict[ClassRef, OpChange],
-                    by_old: dict[ClassRef, OpChange], old_p: Project, ev: TestEvidence,
-                    only: set[tuple[str, int]] | None
-                    ) -> tuple[FileResult, list[ImportEdit], dict[str, str]] | None:
+    def _locate_one(
+        self,
+        path: str,
+        data: bytes | None,
+        by_new: dict[ClassRef, OpChange],
+        by_old: dict[ClassRef, OpChange],
+        old_p: Project,
+        ev: TestEvidence,
+        only: set[tuple[str, int]] | None,
+    ) -> tuple[FileResult, list[ImportEdit], dict[str, str]] | None:
         """One benchmark file's findings, and the import edits and renames its rewrite needs; None when
         nothing in it concerns the changes."""
         if data is None:
@@ -518,7 +604,9 @@ class StaticPass:
         fr.import_notes = notes
         return (fr, imports, renames) if fr.findings or imports else None
 
-    def _routes(self, az: ModuleAnalyzer, fr: FileResult, by_old: dict[ClassRef, OpChange]) -> dict[ClassRef, ClassRef]:
+    def _routes(
+        self, az: ModuleAnalyzer, fr: FileResult, by_old: dict[ClassRef, OpChange]
+    ) -> dict[ClassRef, ClassRef]:
         """old class -> the sibling its name becomes in this file: every use of the imported name is a call
         routed to that one sibling (the import and the name are renamed, as for a renamed Op); any other
         use of the name needs the successor too, and the routed calls are reported instead."""
@@ -535,8 +623,15 @@ class StaticPass:
             gone = {a.old for f in fs for a in f.site.atoms if isinstance(a, Gone)}
             sibs = {f.route for f in fs}
             uses = sum(1 for n in mi.nodes() if isinstance(n, ast.Name) and n.id == local)
-            ok = (target is not None and target[0] == "attr" and target[2] == local and len(gone) == 1
-                  and len(sibs) == 1 and all(f.site.via == "direct" for f in fs) and uses == len(fs))
+            ok = (
+                target is not None
+                and target[0] == "attr"
+                and target[2] == local
+                and len(gone) == 1
+                and len(sibs) == 1
+                and all(f.site.via == "direct" for f in fs)
+                and uses == len(fs)
+            )
             if ok:
                 old_ref, sib = gone.pop(), sibs.pop()
                 if sib is not None and old_ref in by_old:
@@ -545,13 +640,20 @@ class StaticPass:
             for f in fs:
                 succ = f.route.name if f.route else "?"
                 f.plan, f.route = None, None
-                f.why_not = (f"not rewritten: with its choice it is {succ} now, but {local} is used elsewhere in this "
-                             "file too, where it needs another class: split it by hand")
+                f.why_not = (
+                    f"not rewritten: with its choice it is {succ} now, but {local} is used elsewhere in this "
+                    "file too, where it needs another class: split it by hand"
+                )
         return out
 
-    def _import_fixes(self, az: ModuleAnalyzer, by_old: dict[ClassRef, OpChange], old_p: Project,
-                      routes: dict[ClassRef, ClassRef] | None = None, local: bool = True
-                      ) -> tuple[list, dict[str, str], list[str]]:
+    def _import_fixes(
+        self,
+        az: ModuleAnalyzer,
+        by_old: dict[ClassRef, OpChange],
+        old_p: Project,
+        routes: dict[ClassRef, ClassRef] | None = None,
+        local: bool = True,
+    ) -> tuple[list, dict[str, str], list[str]]:
         """Imports of a renamed or moved Op -> import edits and name renames; a removed Op -> a note.
         `local`: also the imports inside functions (False when the text shows there are none)."""
         edits: list[ImportEdit] = []
@@ -572,7 +674,10 @@ class StaticPass:
             ch = by_old.get(old_ref)
             if ch is None or ch.new is None:
                 if ch is not None:
-                    notes.append(f"imports {name} from {module}, which was removed with no successor: remove or replace it by hand")
+                    notes.append(
+                        f"imports {name} from {module}, which was removed with no successor: remove or "
+                        "replace it by hand"
+                    )
                 continue
             succ = (routes or {}).get(old_ref, ch.new)
             via_same = self.new_p.resolve_name(module, succ.name)
@@ -583,12 +688,17 @@ class StaticPass:
             notes.append(f"import of {name} from {module} -> {succ.name} from {new_module}")
         return edits, renames, notes
 
-    def _changes_reaching(self, site: CallSite, by_new: dict[ClassRef, OpChange],
-                          by_old: dict[ClassRef, OpChange]) -> tuple[list[OpChange], int]:
-        """The changes of the classes that can reach the call and that matter to it; and how many classes can."""
+    def _changes_reaching(
+        self, site: CallSite, by_new: dict[ClassRef, OpChange], by_old: dict[ClassRef, OpChange]
+    ) -> tuple[list[OpChange], int]:
+        """The changes of the classes that can reach the call and that
+        matter to it; and how many classes can.
+        """
         method = site.method
         relevant: list[OpChange | None] = []
-        for a in sorted(site.atoms, key=repr):  # a set: in one order, so the change named is the same each run
+        for a in sorted(
+            site.atoms, key=repr
+        ):  # a set: in one order, so the change named is the same each run
             if isinstance(a, ClassRef) and method is None:
                 relevant.append(by_new.get(a))
             elif isinstance(a, Instance) and method is not None:
@@ -602,42 +712,65 @@ class StaticPass:
             changed = [c for c in changed if c.edits or c.status in ("removed", "renamed", "moved")]
         return changed, len(relevant)
 
-    def _judge(self, site: CallSite, by_new: dict[ClassRef, OpChange], by_old: dict[ClassRef, OpChange],
-               old_p: Project, ev: TestEvidence) -> Finding | None:
+    def _judge(
+        self,
+        site: CallSite,
+        by_new: dict[ClassRef, OpChange],
+        by_old: dict[ClassRef, OpChange],
+        old_p: Project,
+        ev: TestEvidence,
+    ) -> Finding | None:
         method = site.method
         changed, n_relevant = self._changes_reaching(site, by_new, by_old)
         if not changed:
             return None
         op = "/".join(sorted({c.name for c in changed}))
         unknown = UNKNOWN in site.atoms or len(changed) != n_relevant
+
         # Every class that can reach the call must agree on the change.
         def key(c: OpChange) -> object:
             if method is None and not c.edits and c.status in ("renamed", "moved"):
-                return None  # a class renamed or moved with its constructor unchanged needs no edit of the call itself
+                # a class renamed or moved with its constructor unchanged needs no edit of the call itself
+                return None
             return change_signatures(c, method, self.new_p)
 
         keys = {key(c) for c in changed}
         if unknown and site.via != "direct":
             other = "other values" if UNKNOWN in site.atoms else "Ops whose signatures did not change"
-            return Finding(site, op, Status.AMBIGUOUS, f"reached through {site.via} by {op} and {other}",
-                           why_not="the classes that can reach this call don't agree on one fix: update it by hand", method=method)
+            return Finding(
+                site,
+                op,
+                Status.AMBIGUOUS,
+                f"reached through {site.via} by {op} and {other}",
+                why_not="the classes that can reach this call don't agree on one fix: update it by hand",
+                method=method,
+            )
         if len(keys) > 1:
             # Different changes may still need the same edit of this call: compare the outcomes.
             distinct: dict[object, list[OpChange]] = {}
             for c in changed:
                 distinct.setdefault(key(c), []).append(c)
-            outcomes = [(", ".join(sorted(c.name for c in cs)), self._judge_one(site, op, cs[0], method, old_p, ev))
-                        for cs in distinct.values()]
+            outcomes = [
+                (", ".join(sorted(c.name for c in cs)), self._judge_one(site, op, cs[0], method, old_p, ev))
+                for cs in distinct.values()
+            ]
             return _agreed(site, op, method, sorted(outcomes, key=lambda o: o[0]))
         return self._judge_one(site, op, changed[0], method, old_p, ev)
 
-    def _judge_one(self, site: CallSite, op: str, change: OpChange, method: str | None, old_p: Project,
-                   ev: TestEvidence) -> Finding | None:
+    def _judge_one(
+        self, site: CallSite, op: str, change: OpChange, method: str | None, old_p: Project, ev: TestEvidence
+    ) -> Finding | None:
         """The finding for a call reached by classes that all changed as `change` did."""
         old_name = change.old.name if change.old is not None else change.name
         if change.status == "removed":
-            return Finding(site, op, Status.GONE, f"{old_name} was removed and nothing replaced it",
-                           why_not="no successor to rewrite to: remove or replace this benchmark case by hand", method=method)
+            return Finding(
+                site,
+                op,
+                Status.GONE,
+                f"{old_name} was removed and nothing replaced it",
+                why_not="no successor to rewrite to: remove or replace this benchmark case by hand",
+                method=method,
+            )
         old_sig, new_sig, edits = change_signatures(change, method, self.new_p)
         label = op if method is None else f"{op}.{'forward' if method == '__call__' else method}"
         # A moved class still importable under the name the benchmark uses (a re-export) needs nothing.
@@ -647,49 +780,105 @@ class StaticPass:
                 return None
             if change.status in ("renamed", "moved") and change.new is not None:
                 return Finding(site, op, Status.GONE, f"{old_name} is now {change.new.name}", method=method)
-            return Finding(site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method)
+            return Finding(
+                site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method
+            )
         args = site.args
         splat_expanded = site.splat_dict is not None
         if site.splat_dict is not None:
             # A literal **dict: judged as the keywords it holds; the fix edits the dict's keys.
-            args = tuple(a for a in site.args if a.kind != "dstar") + tuple(Arg("kw", k, v) for k, v in site.splat_dict)
+            args = tuple(a for a in site.args if a.kind != "dstar") + tuple(
+                Arg("kw", k, v) for k, v in site.splat_dict
+            )
         status, problem = classify(args, old_sig, new_sig, edits)
         if status is Status.UNKNOWN:
-            return ((self._explicit_fix(site, op, change, old_sig, new_sig, edits, ev) if method is None else None)
-                    or Finding(site, op, status, problem, why_not="left to the run: the repair loop fixes it from the traceback",
-                               method=method))
+            return (
+                self._explicit_fix(site, op, change, old_sig, new_sig, edits, ev) if method is None else None
+            ) or Finding(
+                site,
+                op,
+                status,
+                problem,
+                why_not="left to the run: the repair loop fixes it from the traceback",
+                method=method,
+            )
         if status is Status.STALE:
-            return Finding(site, op, status, problem, why_not="it did not bind before this change either: fix it by hand", method=method)
+            return Finding(
+                site,
+                op,
+                status,
+                problem,
+                why_not="it did not bind before this change either: fix it by hand",
+                method=method,
+            )
         ref = change.new
         dp = self._default_pins(site, ref, default_pins(args, old_sig, new_sig, edits), new_sig, ev)
         info, hand, hand_note, what, pins = dp.info, dp.hand, dp.hand_note, dp.what, dp.pins
         if status is Status.OK and not pins:
             if hand:
-                return Finding(site, op, Status.DEFAULT, what, info=info, method=method, hand=True, why_not=hand_note)
+                return Finding(
+                    site, op, Status.DEFAULT, what, info=info, method=method, hand=True, why_not=hand_note
+                )
             if info:
                 return Finding(site, op, Status.DEFAULT, info[0], info=info, method=method)
             if change.status in ("renamed", "moved") and name_gone and change.new is not None:
-                return Finding(site, op, Status.GONE, f"{old_name} is now {change.new.qualname}", info=info, method=method,
-                               plan=Plan((), (f"{old_name} -> {change.new.name}",), "(unchanged arguments)"))
+                return Finding(
+                    site,
+                    op,
+                    Status.GONE,
+                    f"{old_name} is now {change.new.qualname}",
+                    info=info,
+                    method=method,
+                    plan=Plan((), (f"{old_name} -> {change.new.name}",), "(unchanged arguments)"),
+                )
             return None
         if status is Status.OK:
             status, problem = Status.DEFAULT, f"relies on the default of '{pins[0][0]}', which changed"
         if splat_expanded:
             problem += " (through a literal **dict)"
-        own, drops = _test_checks(ev, change.old or ref, ref, old_sig, new_sig, edits) if method is None else (None, None)
-        p = plan(args, old_sig, new_sig, edits, value_source(site, ev, ref, new_sig, old_sig, edits), pins, site.scope_names,
-                 own, drops)
+        own, drops = (
+            _test_checks(ev, change.old or ref, ref, old_sig, new_sig, edits)
+            if method is None
+            else (None, None)
+        )
+        p = plan(
+            args,
+            old_sig,
+            new_sig,
+            edits,
+            value_source(site, ev, ref, new_sig, old_sig, edits),
+            pins,
+            site.scope_names,
+            own,
+            drops,
+        )
         if isinstance(p, NoPlan):
             # A choice with no home in the successor may have a class of its own in the same commit.
-            routed = (self._route(site, op, change, p.choice, old_sig, status, problem, ev)
-                      if p.choice is not None and method is None and name_gone and not splat_expanded
-                      and change.status in ("renamed", "moved") and change.new is not None else None)
-            return routed or Finding(site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=info,
-                                     method=method)
+            routed = (
+                self._route(site, op, change, p.choice, old_sig, status, problem, ev)
+                if p.choice is not None
+                and method is None
+                and name_gone
+                and not splat_expanded
+                and change.status in ("renamed", "moved")
+                and change.new is not None
+                else None
+            )
+            return routed or Finding(
+                site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=info, method=method
+            )
         return Finding(site, op, status, problem, plan=p, info=info, method=method)
 
-    def _explicit_fix(self, site: CallSite, op: str, change: OpChange, old_sig: Signature, new_sig: Signature,
-                      edits: Sequence[Edit], ev: TestEvidence) -> Finding | None:
+    def _explicit_fix(
+        self,
+        site: CallSite,
+        op: str,
+        change: OpChange,
+        old_sig: Signature,
+        new_sig: Signature,
+        edits: Sequence[Edit],
+        ev: TestEvidence,
+    ) -> Finding | None:
         """A constructor call with an opaque splat whose explicit arguments provably fail the new signature
         (`X(dtype=dtype, **op_params)` once `dtype` is gone): their edit, with the splat left to the run."""
         star = any(a.kind == "star" for a in site.args)
@@ -700,19 +889,25 @@ class StaticPass:
         p = plan_explicit(site.args, old_sig, new_sig, edits, drops, site.scope_names)
         if p is None:
             return None
-        splats = " and ".join(("*" if a.kind == "star" else "**") + a.source for a in site.args
-                              if a.kind in ("star", "dstar"))
+        splats = " and ".join(
+            ("*" if a.kind == "star" else "**") + a.source for a in site.args if a.kind in ("star", "dstar")
+        )
         problem = f"TypeError: {err}, whatever {splats} hold{'s' if ' and ' not in splats else ''}"
         if isinstance(p, NoPlan):
             return Finding(site, op, Status.BROKEN, problem, why_not=f"not rewritten: it {p.reason}")
         dropped = {o.index for o in p.ops if o.op == "drop"}
         rest = any(a.kind in ("star", "dstar") and i not in dropped for i, a in enumerate(site.args))
-        info = [f"its explicit arguments rewritten; the rest is unknown: the run decides ({site.opaque})"] if rest else []
+        info = (
+            [f"its explicit arguments rewritten; the rest is unknown: the run decides ({site.opaque})"]
+            if rest
+            else []
+        )
         return Finding(site, op, Status.BROKEN, problem, plan=p, info=info, rest_to_run=rest)
 
     def _choice_siblings(self, succ: ClassRef, param: str, value: str) -> list[ClassRef]:
         """Classes that appeared next to `succ` in this commit and whose name is `succ`'s with the choice
-        `param=value` added as words (`Conv2dFwdOp` + `bias=True` -> `Conv2dBiasFwdOp`): the split is on it."""
+        `param=value` added as words (`Conv2dFwdOp` + `bias=True` -> `Conv2dBiasFwdOp`): the split is on
+        it."""
         from benchop_hook.analysis.renames import name_words
 
         path = self.new_p.class_path(succ)
@@ -728,21 +923,38 @@ class StaticPass:
         for name in sorted(mi.classes):
             ref = ClassRef(succ.module, name)
             # New in this commit, and not another class's successor: a class of its own for the choice.
-            if (name == succ.name or ref in successors or self.old_p.resolve_name(succ.module, name) is not None
-                    or not self.new_p.builds(ref)):
+            if (
+                name == succ.name
+                or ref in successors
+                or self.old_p.resolve_name(succ.module, name) is not None
+                or not self.new_p.builds(ref)
+            ):
                 continue
             words = name_words(name)
             extra = len(words) - len(base)
             if extra <= 0:
                 continue
             for k in range(len(base) + 1):
-                if words[:k] == base[:k] and words[k + extra:] == base[k:] and "".join(words[k:k + extra]) in token:
+                if (
+                    words[:k] == base[:k]
+                    and words[k + extra :] == base[k:]
+                    and "".join(words[k : k + extra]) in token
+                ):
                     out.append(ref)
                     break
         return out
 
-    def _route(self, site: CallSite, op: str, change: OpChange, choice: tuple[int, str, str], old_sig: Signature,
-               status: Status, problem: str, ev: TestEvidence) -> Finding | None:
+    def _route(
+        self,
+        site: CallSite,
+        op: str,
+        change: OpChange,
+        choice: tuple[int, str, str],
+        old_sig: Signature,
+        status: Status,
+        problem: str,
+        ev: TestEvidence,
+    ) -> Finding | None:
         """A call whose choice has no home in its Op's successor, rewritten to the sibling class the commit
         built for that choice, when there is exactly one and the call binds it with the same meaning."""
         from benchop_hook.analysis.edits import diff
@@ -755,9 +967,14 @@ class StaticPass:
             return None
         old_name = change.old.name if change.old is not None else change.name
         if len(sibs) > 1:
-            return Finding(site, op, status, problem,
-                           why_not=f"not rewritten: {succ.name} has no '{param}' for {param}={value}, and the commit "
-                                   f"built several classes for it ({', '.join(s.name for s in sibs)}): pick one by hand")
+            return Finding(
+                site,
+                op,
+                status,
+                problem,
+                why_not=f"not rewritten: {succ.name} has no '{param}' for {param}={value}, and the commit "
+                f"built several classes for it ({', '.join(s.name for s in sibs)}): pick one by hand",
+            )
         sib = sibs[0]
         sib_sig = self.new_p.constructor(sib)
         if sib_sig is None:
@@ -766,47 +983,98 @@ class StaticPass:
         sp = sib_sig.get(param)
         # The class carries the choice: it has no such parameter, or takes it with that value as its default.
         carried = sp is None or (sp.default is not None and same_default(value, sp.default))
-        args = site.args[:i] + site.args[i + 1:] if carried else site.args
+        args = site.args[:i] + site.args[i + 1 :] if carried else site.args
         changed = [e for e in default_pins(args, old_sig, sib_sig, edits) if e.name != param]
         dp = self._default_pins(site, sib, changed, sib_sig, ev)
         why = f"with {param}={value} it is {sib.name} now (the class the commit built for it)"
         if dp.hand:
             return Finding(site, op, status, problem, why_not=f"not rewritten: {why}, but {dp.hand_note}")
         own, drops = _test_checks(ev, change.old or succ, sib, old_sig, sib_sig, edits)
-        p = plan(args, old_sig, sib_sig, edits, value_source(site, ev, sib, sib_sig, old_sig, tuple(edits)), dp.pins,
-                 site.scope_names, own, drops)
+        p = plan(
+            args,
+            old_sig,
+            sib_sig,
+            edits,
+            value_source(site, ev, sib, sib_sig, old_sig, tuple(edits)),
+            dp.pins,
+            site.scope_names,
+            own,
+            drops,
+        )
         if isinstance(p, NoPlan):
             return Finding(site, op, status, problem, why_not=f"not rewritten: {why}, but it {p.reason}")
         ops = p.ops
-        notes = [f"{old_name} -> {sib.name}: the class built for {param}={value} ({succ.name} has no '{param}')"]
+        notes = [
+            f"{old_name} -> {sib.name}: the class built for {param}={value} ({succ.name} has no '{param}')"
+        ]
         if carried:
-            ops = (*(ArgOp(o.op, o.index + 1 if o.index is not None and o.index >= i else o.index, o.name, o.value)
-                     for o in ops), ArgOp("drop", i))
-            notes.append(f"{param}={value} dropped: " + (f"{sib.name} has it as its default" if sp is not None
-                                                         else f"{sib.name} stands for it"))
-        return Finding(site, op, status, problem, plan=Plan(ops, tuple(notes) + p.notes, p.preview), info=dp.info,
-                       route=sib)
+            ops = (
+                *(
+                    ArgOp(
+                        o.op,
+                        o.index + 1 if o.index is not None and o.index >= i else o.index,
+                        o.name,
+                        o.value,
+                    )
+                    for o in ops
+                ),
+                ArgOp("drop", i),
+            )
+            notes.append(
+                f"{param}={value} dropped: "
+                + (f"{sib.name} has it as its default" if sp is not None else f"{sib.name} stands for it")
+            )
+        return Finding(
+            site,
+            op,
+            status,
+            problem,
+            plan=Plan(ops, tuple(notes) + p.notes, p.preview),
+            info=dp.info,
+            route=sib,
+        )
 
-    def _default_pins(self, site: CallSite, ref: ClassRef | None, changed: list[Edit], new_sig: Signature,
-                      ev: TestEvidence) -> _DefaultPins:
-        """Defaults the call relies on that changed: pin the old value, note why not, or ask for a hand edit."""
+    def _default_pins(
+        self, site: CallSite, ref: ClassRef | None, changed: list[Edit], new_sig: Signature, ev: TestEvidence
+    ) -> _DefaultPins:
+        """Defaults the call relies on that changed: pin the old
+        value, note why not, or ask for a hand edit.
+        """
         out = _DefaultPins()
         for e in changed:
-            out.what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
+            out.what = (
+                f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
+            )
             if not self.config.pin_defaults:
                 out.info.append(f"{out.what}; not pinned (pin-defaults = false)")
             elif not is_constant_source(e.old_default or ""):
                 out.info.append(f"{out.what}; not pinned: the old default is not a constant")
             elif free_names(e.old_default or "") - site.scope_names:
                 missing = ", ".join(sorted(free_names(e.old_default or "") - site.scope_names))
-                out.hand_note = f"not pinned: {missing} is not imported in the benchmark; pin {e.name}={e.old_default} by hand"
+                out.hand_note = (
+                    f"not pinned: {missing} is not imported in the benchmark; "
+                    f"pin {e.name}={e.old_default} by hand"
+                )
                 out.hand = True
             else:
-                adopted = ev.adopts_new_default(ref, e.name, e.old_default or "", e.new_default, new_sig) if ref else None
+                adopted = (
+                    ev.adopts_new_default(ref, e.name, e.old_default or "", e.new_default, new_sig)
+                    if ref
+                    else None
+                )
                 if adopted:
-                    out.info.append(f"{out.what}; not pinned: the updated tests use the new default ({adopted})")
+                    out.info.append(
+                        f"{out.what}; not pinned: the updated tests use the new default ({adopted})"
+                    )
                 else:
-                    out.pins.append((e.name, e.old_default or "", f"{e.name}={e.old_default} pinned: the default changed to {e.new_default}, and the benchmark measured {e.old_default}"))
+                    out.pins.append(
+                        (
+                            e.name,
+                            e.old_default or "",
+                            f"{e.name}={e.old_default} pinned: the default changed to {e.new_default}, and "
+                            f"the benchmark measured {e.old_default}",
+                        )
+                    )
         return out
 
     def _apply(self, fr: FileResult, data: bytes, imports: list, renames: dict[str, str]) -> None:
@@ -830,7 +1098,10 @@ class StaticPass:
             if s.splat_dict is not None:
                 d = self._dict_edit(fr, s, f)
                 if d is None:
-                    f.plan, f.why_not = None, "not rewritten: the splatted dict is not a literal bench-op can edit in place"
+                    f.plan, f.why_not = (
+                        None,
+                        "not rewritten: the splatted dict is not a literal bench-op can edit in place",
+                    )
                     continue
                 dicts.append(d)
                 # the same words in check, fix and the commit message: the dict is edited, the call is not
@@ -847,14 +1118,19 @@ class StaticPass:
             rewrite,
         )
 
-        calls = [CallEdit(f.site.lineno, f.site.col, f.site.end_lineno, f.site.end_col, f.plan.ops)
-                 for f in edited if f.plan is not None]
+        calls = [
+            CallEdit(f.site.lineno, f.site.col, f.site.end_lineno, f.site.end_col, f.plan.ops)
+            for f in edited
+            if f.plan is not None
+        ]
 
         res = rewrite(data, calls, imports, dicts, renames, line_length=self.config.line_length)
         if res.data is None or res.failed:
             for f in fr.findings:
                 if f.plan is not None:
-                    f.why_not = "not rewritten: " + ("; ".join(res.failed) or "the rewrite produced no change")
+                    f.why_not = "not rewritten: " + (
+                        "; ".join(res.failed) or "the rewrite produced no change"
+                    )
                     f.plan = None
             return
         try:
@@ -874,9 +1150,18 @@ class StaticPass:
         data = fr.before or b""
         tree = ast.parse(data)
         lines = data.decode("utf-8-sig", "replace").splitlines()
-        call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == site.lineno
-                     and n.end_lineno == site.end_lineno and char_col(lines, n.lineno, n.col_offset) == site.col
-                     and char_col(lines, n.end_lineno or n.lineno, n.end_col_offset or 0) == site.end_col), None)
+        call = next(
+            (
+                n
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Call)
+                and n.lineno == site.lineno
+                and n.end_lineno == site.end_lineno
+                and char_col(lines, n.lineno, n.col_offset) == site.col
+                and char_col(lines, n.end_lineno or n.lineno, n.end_col_offset or 0) == site.end_col
+            ),
+            None,
+        )
         if call is None:
             return None
         kw = next((k for k in call.keywords if k.arg is None), None)
@@ -884,8 +1169,12 @@ class StaticPass:
             return None
         node = kw.value
         if isinstance(node, ast.Name):
-            around = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                      and n.lineno <= site.lineno <= (n.end_lineno or 0)]
+            around = [
+                n
+                for n in ast.walk(tree)
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and n.lineno <= site.lineno <= (n.end_lineno or 0)
+            ]
             fn = max(around, key=lambda n: n.lineno) if around else None  # the innermost
             bound = local_binding(fn, node.id, ()) if fn is not None else None
             node = bound if bound is not None else node
@@ -944,8 +1233,13 @@ class StaticPass:
                 self.result.files.append(FileResult(path, before=data, error=az.mi.error))
                 continue
             suspect, calls, classes, unknown = self._judge_now(path, az.calls())
-            gone = [local for local, t in az.mi.imports.items() if t[0] == "attr" and self.new_p.resolve_name(t[1], t[2]) is None
-                    and self._looks_like_op_import(t[1])]
+            gone = [
+                local
+                for local, t in az.mi.imports.items()
+                if t[0] == "attr"
+                and self.new_p.resolve_name(t[1], t[2]) is None
+                and self._looks_like_op_import(t[1])
+            ]
             unresolved = self._unresolved_imports(path, az.mi)
             self.new_p.stop_recording()
             self.result.checked_calls += calls
@@ -953,21 +1247,33 @@ class StaticPass:
             self.result.unknown.extend(unknown)
             self.result.unresolved.extend(unresolved)
             if not suspect and not gone:
-                cache.mark_clean(path, own, {p: dep_digest(p) for p in sorted(deps)},
-                                 {"calls": calls, "classes": sorted(classes), "unknown": [n.as_json() for n in unknown],
-                                  "unresolved": [n.as_json() for n in unresolved]})
+                cache.mark_clean(
+                    path,
+                    own,
+                    {p: dep_digest(p) for p in sorted(deps)},
+                    {
+                        "calls": calls,
+                        "classes": sorted(classes),
+                        "unknown": [n.as_json() for n in unknown],
+                        "unresolved": [n.as_json() for n in unresolved],
+                    },
+                )
                 continue
             cache.forget(path)
             self._fix_from_history(path, data, suspect, ev)
             told = " ".join(n for fr in self.result.files if fr.path == path for n in fr.import_notes)
             # An Op import history explains (renamed, moved, removed) is reported there, not as unresolved.
-            self.result.unresolved = [n for n in self.result.unresolved if n.path != path
-                                      or f" {n.call.rsplit(' ', 1)[-1]} from " not in f" {told}"]
+            self.result.unresolved = [
+                n
+                for n in self.result.unresolved
+                if n.path != path or f" {n.call.rsplit(' ', 1)[-1]} from " not in f" {told}"
+            ]
         cache.save()
         return self.result
 
     def _count_cached(self, extra: dict[str, object]) -> None:
-        """Add what the cache kept of a clean file (its counts, unknown calls, unresolved imports) to the result."""
+        """Add what the cache kept of a clean file (its counts, unknown calls, unresolved imports) to the
+        result."""
         n_calls, names = extra.get("calls"), extra.get("classes")
         self.result.checked_calls += n_calls if isinstance(n_calls, int) else 0
         if isinstance(names, list):
@@ -977,8 +1283,9 @@ class StaticPass:
             if isinstance(items, list):
                 dest.extend(Note(**n) for n in items if isinstance(n, dict))
 
-    def _judge_now(self, path: str, sites: Iterable[CallSite]
-                   ) -> tuple[dict[tuple[int, int], tuple[CallSite, str]], int, set[str], list[Note]]:
+    def _judge_now(
+        self, path: str, sites: Iterable[CallSite]
+    ) -> tuple[dict[tuple[int, int], tuple[CallSite, str]], int, set[str], list[Note]]:
         """Each Op call of one file against the current signatures: the provably broken ones by position
         (with the TypeError each raises now), how many calls of which classes were checked, and the calls only
         a run can judge."""
@@ -988,7 +1295,10 @@ class StaticPass:
             atoms = sorted(site.atoms, key=repr)  # a set: the first broken class named is the same each run
             classes_ = [a for a in atoms if isinstance(a, ClassRef) and self.new_p.is_op(a)]
             insts = [a.cls for a in atoms if isinstance(a, Instance) and self.new_p.is_op(a.cls)]
-            sigs = [(r, call_signature(self.new_p, r, site.method)) for r in (classes_ if site.method is None else insts)]
+            sigs = [
+                (r, call_signature(self.new_p, r, site.method))
+                for r in (classes_ if site.method is None else insts)
+            ]
             judged = [(r, sig) for r, sig in sigs if sig is not None]
             if not judged:
                 continue
@@ -996,11 +1306,20 @@ class StaticPass:
             classes.update(r.qualname for r, _ in judged)
             verdicts = [judge_now(site.args, site.expanded_args, sig, site.opaque) for _, sig in judged]
             broken = next((why for st, why in verdicts if st is Status.BROKEN), None)
-            if broken is not None and (site.guard is not None or (
-                    site.conditional and any(st is not Status.BROKEN for st, _ in verdicts))):
+            if broken is not None and (
+                site.guard is not None
+                or (site.conditional and any(st is not Status.BROKEN for st, _ in verdicts))
+            ):
                 # Some classes may never get here: the condition decides, and only a run evaluates it.
                 why = site.guard or "under a condition that may keep the classes it does not fit away"
-                unknown.append(Note(path, site.lineno, _call_text(site), f"unknown: the run decides ({broken}, but only {why})"))
+                unknown.append(
+                    Note(
+                        path,
+                        site.lineno,
+                        _call_text(site),
+                        f"unknown: the run decides ({broken}, but only {why})",
+                    )
+                )
             elif broken is not None:
                 suspect[(site.lineno, site.col)] = (site, broken)
             elif any(st is Status.UNKNOWN for st, _ in verdicts):
@@ -1015,8 +1334,9 @@ class StaticPass:
         # A module that doesn't exist any more: it was an op module if history says so.
         return any(seg == "ops" for seg in module.split("."))
 
-    def _fix_from_history(self, path: str, data: bytes, suspect: dict[tuple[int, int], tuple[CallSite, str]],
-                          ev: TestEvidence) -> None:
+    def _fix_from_history(
+        self, path: str, data: bytes, suspect: dict[tuple[int, int], tuple[CallSite, str]], ev: TestEvidence
+    ) -> None:
         """Plan fixes for the provably broken calls of one file from the Ops as they were at its last commit.
 
         The current signatures decide what is broken; history only says what a call meant (and so
@@ -1026,8 +1346,16 @@ class StaticPass:
         base = hist.base_for(path) if hist is not None else None
         if hist is None or base is None:
             for s, why in suspect.values():
-                fr.findings.append(Finding(s, s.func_source, Status.BROKEN, why,
-                                           why_not="not rewritten: no earlier version of this benchmark in git to learn what it meant"))
+                fr.findings.append(
+                    Finding(
+                        s,
+                        s.func_source,
+                        Status.BROKEN,
+                        why,
+                        why_not="not rewritten: no earlier version of this benchmark in git to learn what "
+                        "it meant",
+                    )
+                )
             if fr.findings:
                 self.result.files.append(fr)
             return
@@ -1036,11 +1364,16 @@ class StaticPass:
             # Op files that differ between the benchmark's last commit and now.
             old_paths, new_paths = hist.op_paths_changed(base, self.paths.op)
             hev = TestEvidence(self.new_p, old_p, ev.test_files, [])
-            self._history_changes[base] = (detect(old_p, self.new_p, old_paths, new_paths, self._op_files, hev.rename_hints), hev)
+            self._history_changes[base] = (
+                detect(old_p, self.new_p, old_paths, new_paths, self._op_files, hev.rename_hints),
+                hev,
+            )
         changes, ev = self._history_changes[base]
         for c in changes:
             if c not in self.result.changes:
-                self.result.changes.append(c)  # the repair loop looks changes up here; all-files reports do not list them
+                self.result.changes.append(
+                    c
+                )  # the repair loop looks changes up here; all-files reports do not list them
         before = len(self.result.files)
         self._locate_and_fix(changes, old_p, ev, [path])
         if len(self.result.files) > before:
@@ -1053,15 +1386,34 @@ class StaticPass:
                 seen.add(key)
                 if f.status in (Status.UNKNOWN, Status.AMBIGUOUS, Status.STALE, Status.OK) or f.plan is None:
                     # What history could not settle, the current signature has: it raises.
-                    why_not = f.why_not if f.status is not Status.UNKNOWN and f.why_not else "not rewritten: its Op's history does not say what it meant"
-                    f = Finding(f.site, f.op, Status.BROKEN, suspect[key][1], why_not=why_not, info=f.info, method=f.method)
+                    why_not = (
+                        f.why_not
+                        if f.status is not Status.UNKNOWN and f.why_not
+                        else "not rewritten: its Op's history does not say what it meant"
+                    )
+                    f = Finding(
+                        f.site,
+                        f.op,
+                        Status.BROKEN,
+                        suspect[key][1],
+                        why_not=why_not,
+                        info=f.info,
+                        method=f.method,
+                    )
                 kept.append(f)
             elif f.status in (Status.SHIFTED, Status.DEFAULT, Status.GONE, Status.BROKEN):
                 kept.append(f)  # provable from what the call meant at the benchmark's last commit
         for key, (s, why) in suspect.items():
             if key not in seen:
-                kept.append(Finding(s, s.func_source, Status.BROKEN, why,
-                                    why_not="not rewritten: its Op did not change since the benchmark's last commit"))
+                kept.append(
+                    Finding(
+                        s,
+                        s.func_source,
+                        Status.BROKEN,
+                        why,
+                        why_not="not rewritten: its Op did not change since the benchmark's last commit",
+                    )
+                )
         fr.findings = sorted(kept, key=lambda f: (f.site.lineno, f.site.col))
         if fr.findings or fr.changed or fr.would_change:
             self.result.files.append(fr)
@@ -1076,17 +1428,28 @@ class StaticPass:
                 continue
             if name is None:
                 if not self.new_p.has_module(module):
-                    out.append(Note(path, 0, f"import {module}", "unresolved: no such module in the repository"))
+                    out.append(
+                        Note(path, 0, f"import {module}", "unresolved: no such module in the repository")
+                    )
                 continue
             if self.new_p.resolve_name(module, name) is not None:
                 continue
             if not self.new_p.has_module(module):
-                out.append(Note(path, 0, f"from {module} import {name}", "unresolved: no such module in the repository"))
+                out.append(
+                    Note(
+                        path,
+                        0,
+                        f"from {module} import {name}",
+                        "unresolved: no such module in the repository",
+                    )
+                )
                 continue
             target = self.new_p.module(module)
             if target is not None and (name in target.names or target.star_imports or target.error):
                 continue  # a function or a constant, or beyond a star import: not a class, not lost
-            out.append(Note(path, 0, f"from {module} import {name}", f"unresolved: {module} defines no {name}"))
+            out.append(
+                Note(path, 0, f"from {module} import {name}", f"unresolved: {module} defines no {name}")
+            )
         return out
 
 
@@ -1120,8 +1483,9 @@ def _imports_in_functions(data: bytes) -> bool:
     """Whether the source may import inside a function: some line other than a top-level `import` or
     `from` statement's first one says `import` (a function's body is indented, or follows `def ...:` on
     its line; a string that says it costs only the walk)."""
-    return any(b"import" in line and not line.startswith((b"import ", b"from "))
-               for line in data.splitlines())
+    return any(
+        b"import" in line and not line.startswith((b"import ", b"from ")) for line in data.splitlines()
+    )
 
 
 def _all_imports(mi: ModuleInfo, local: bool = True) -> list[tuple[str, tuple[str, ...]]]:
@@ -1135,14 +1499,20 @@ def _all_imports(mi: ModuleInfo, local: bool = True) -> list[tuple[str, tuple[st
             for sub in walk_list(node):
                 if isinstance(sub, ast.ImportFrom):
                     base = resolve_relative(mi.module, mi.is_package, sub.level, sub.module)
-                    out.extend((a.asname or a.name, ("attr", base, a.name)) for a in sub.names if a.name != "*")
+                    out.extend(
+                        (a.asname or a.name, ("attr", base, a.name)) for a in sub.names if a.name != "*"
+                    )
     return out
 
 
-
-def _test_checks(ev: TestEvidence, old_ref: ClassRef | None, new_ref: ClassRef | None, old_sig: Signature,
-                 new_sig: Signature, edits: Sequence[Edit]
-                 ) -> tuple[Callable[[str], bool] | None, Callable[[str, str], bool] | None]:
+def _test_checks(
+    ev: TestEvidence,
+    old_ref: ClassRef | None,
+    new_ref: ClassRef | None,
+    old_sig: Signature,
+    new_sig: Signature,
+    edits: Sequence[Edit],
+) -> tuple[Callable[[str], bool] | None, Callable[[str, str], bool] | None]:
     """What the updated tests settle for `plan`: a contested slot (`own`) and a dropped choice (`drops`)."""
     if old_ref is None or new_ref is None:
         return None, None
@@ -1153,17 +1523,24 @@ def _test_checks(ev: TestEvidence, old_ref: ClassRef | None, new_ref: ClassRef |
 
     def drops(param: str, value: str) -> bool:
         return ev.drops_same_way(o, n, param, value, old_sig, new_sig)
+
     return own, drops
 
 
-def _agreed(site: CallSite, op: str, method: str | None, outcomes: list[tuple[str, Finding | None]]) -> Finding | None:
+def _agreed(
+    site: CallSite, op: str, method: str | None, outcomes: list[tuple[str, Finding | None]]
+) -> Finding | None:
     """One finding for a call several differently changed classes reach: theirs when every class's
     outcome (status and rewrite) is the same; else one that names each class's fix."""
+
     def outcome(f: Finding | None) -> object:
         if f is None:
             return None
         if f.plan is not None and f.plan.ops and not f.hand:
-            return ("rewrite", f.plan.ops)  # the rewritten call is what has to agree, whatever each class's status
+            return (
+                "rewrite",
+                f.plan.ops,
+            )  # the rewritten call is what has to agree, whatever each class's status
         return (f.status, f.why_not, f.hand)
 
     first = outcomes[0][1]
@@ -1181,13 +1558,29 @@ def _agreed(site: CallSite, op: str, method: str | None, outcomes: list[tuple[st
             parts.append(f"{name}: {site.func_source}{f.plan.preview}")
         else:
             parts.append(f"{name}: {f.why_not or f.problem}")
-    return Finding(site, op, Status.AMBIGUOUS, f"reached by {op}, whose signatures changed differently",
-                   why_not="the classes need different fixes, update it by hand: " + "; ".join(parts), method=method)
+    return Finding(
+        site,
+        op,
+        Status.AMBIGUOUS,
+        f"reached by {op}, whose signatures changed differently",
+        why_not="the classes need different fixes, update it by hand: " + "; ".join(parts),
+        method=method,
+    )
 
 
 def _call_text(site: CallSite) -> str:
-    args = ", ".join(a.source if a.kind == "pos" else f"{a.keyword}={a.source}" if a.kind == "kw"
-                     else ("*" if a.kind == "star" else "**") + a.source for a in site.args)
-    func = site.func_source + (f".{site.method}" if site.method and site.method != "__call__" and not site.func_source.endswith(site.method) else "")
+    args = ", ".join(
+        a.source
+        if a.kind == "pos"
+        else f"{a.keyword}={a.source}"
+        if a.kind == "kw"
+        else ("*" if a.kind == "star" else "**") + a.source
+        for a in site.args
+    )
+    func = site.func_source + (
+        f".{site.method}"
+        if site.method and site.method != "__call__" and not site.func_source.endswith(site.method)
+        else ""
+    )
     text = f"{func}({args})"
     return text if len(text) <= 72 else text[:68] + "...)"

@@ -27,9 +27,17 @@ from benchop_hook.run.runner import Warm
 from benchop_hook.run.tree_guard import TreeGuard, read_bytes, save_patch, tree_guard
 
 
-def run_and_maybe_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes: list[Change],
-                         *, merge_done: bool = False, flow_done: frozenset[str] = frozenset(),
-                         warm: Warm | None = None) -> RunOutcome:
+def run_and_maybe_commit(
+    opts: Options,
+    repo: RepoPaths,
+    cfg: Config,
+    target: Target,
+    changes: list[Change],
+    *,
+    merge_done: bool = False,
+    flow_done: frozenset[str] = frozenset(),
+    warm: Warm | None = None,
+) -> RunOutcome:
     """The follow-up commit whenever the range ends at HEAD, unless --no-commit; else the working tree only.
 
     `merge_done`: called after a merge (post-merge), when git has not removed MERGE_HEAD yet.
@@ -38,8 +46,9 @@ def run_and_maybe_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Ta
     recorded in git notes on the commit they measured. `warm`: the benchmark interpreter, started early.
     """
     if target.mode == "range" and target.to_is_head and not opts.no_commit:
-        run = _with_commit(opts, repo, cfg, target, changes, merge_done=merge_done, flow_done=flow_done,
-                           warm=warm)
+        run = _with_commit(
+            opts, repo, cfg, target, changes, merge_done=merge_done, flow_done=flow_done, warm=warm
+        )
     else:
         with tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
             run = execute(opts, repo, cfg, target, changes, guard, warm=warm)
@@ -47,21 +56,42 @@ def run_and_maybe_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Ta
     return after_run(opts, repo, cfg, run)
 
 
-def _with_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes: list[Change],
-                 *, merge_done: bool, flow_done: frozenset[str], warm: Warm | None) -> RunOutcome:
+def _with_commit(
+    opts: Options,
+    repo: RepoPaths,
+    cfg: Config,
+    target: Target,
+    changes: list[Change],
+    *,
+    merge_done: bool,
+    flow_done: frozenset[str],
+    warm: Warm | None,
+) -> RunOutcome:
     root = repo.root
     assert target.to_rev is not None
     merge_done = merge_done or bool(os.environ.get("PRE_COMMIT_IS_SQUASH_MERGE"))
     what = gitrepo.in_progress_operation(repo.git_dir, merge_done=merge_done, done=flow_done)
     if what is not None or gitrepo.has_unmerged(root):
-        raise BenchOpError(f"{what or 'a merge with conflicts'} is in progress: bench-op won't commit in the "
-                           "middle of it; finish it, or use --no-commit to fix the working tree only.")
+        raise BenchOpError(
+            f"{what or 'a merge with conflicts'} is in progress: bench-op won't commit in the "
+            "middle of it; finish it, or use --no-commit to fix the working tree only."
+        )
     stash = pre_commit_stash()
     user = UserEdits(root, repo.git_dir, target.to_rev)
     is_bench = Paths(cfg).bench
     with tree_guard(root, repo.git_dir, is_bench) as guard:
-        run = execute(opts, repo, cfg, target, changes, guard, bench_from="target", prepare=user.prepare,
-                      finalize=False, warm=warm)
+        run = execute(
+            opts,
+            repo,
+            cfg,
+            target,
+            changes,
+            guard,
+            bench_from="target",
+            prepare=user.prepare,
+            finalize=False,
+            warm=warm,
+        )
         if not run.components and not run.excluded:
             return run  # nothing was written: nothing to commit
         run = before_commit(opts, repo, cfg, target, run)  # the commit's table gains "vs parent"
@@ -101,15 +131,20 @@ class UserEdits:
         self.heads[fr.path] = fr.before or b""
         user = read_bytes(os.path.join(self.root, fr.path))
         entry = gitrepo.index_entry(self.root, fr.path)
-        head_blob = gitrepo.git(self.root, "rev-parse", "-q", "--verify", f"{self.head}:{fr.path}",
-                                check=False).stdout.decode().strip()
+        head_blob = (
+            gitrepo.git(self.root, "rev-parse", "-q", "--verify", f"{self.head}:{fr.path}", check=False)
+            .stdout.decode()
+            .strip()
+        )
         if entry is None or entry[1] != head_blob:
             saved = ""
             if fr.changed:  # the fix is not dropped: it waits in a patch
                 patch = save_patch(self.git_dir, fr.path, fr.before or b"", fr.after or b"")
                 saved = f"; the fix is saved as {patch}"
-            return LeftAlone("it has staged changes that are not in HEAD (or is staged for removal); "
-                             f"commit or unstage them, then run `bench-op run`{saved}")
+            return LeftAlone(
+                "it has staged changes that are not in HEAD (or is staged for removal); "
+                f"commit or unstage them, then run `bench-op run`{saved}"
+            )
         fixed = fr.after if fr.changed else fr.before
         if user is None or fixed is None:
             return LeftAlone("it is not a regular file in the working tree")
@@ -126,8 +161,9 @@ class UserEdits:
         return merged
 
     def base(self, path: str) -> bytes:
-        return (self.heads.get(path)
-                or gitrepo.git(self.root, "show", f"{self.head}:{path}", check=False).stdout)
+        return (
+            self.heads.get(path) or gitrepo.git(self.root, "show", f"{self.head}:{path}", check=False).stdout
+        )
 
 
 def assemble(run: RunOutcome, guard: TreeGuard, user: UserEdits, stash: bytes | None) -> dict[str, bytes]:
@@ -142,8 +178,11 @@ def assemble(run: RunOutcome, guard: TreeGuard, user: UserEdits, stash: bytes | 
         if isinstance(contents, _Overlap):
             for o in comp.members:
                 o.status, o.late, o.patch = "blocked", True, contents.patch
-                o.reason = contents.why if o.path == contents.path else \
-                    f"{contents.path}, which it shares, was left alone: {contents.why}"
+                o.reason = (
+                    contents.why
+                    if o.path == contents.path
+                    else f"{contents.path}, which it shares, was left alone: {contents.why}"
+                )
             for p in comp.paths:
                 guard.restore(p)
             continue
@@ -158,8 +197,9 @@ class _Overlap:
     patch: str
 
 
-def _committed_contents(comp: Component, guard: TreeGuard, user: UserEdits,
-                        stash: bytes | None) -> dict[str, bytes] | _Overlap:
+def _committed_contents(
+    comp: Component, guard: TreeGuard, user: UserEdits, stash: bytes | None
+) -> dict[str, bytes] | _Overlap:
     contents: dict[str, bytes] = {}
     for path in sorted(p for p in comp.paths if p in guard.current):
         final, mine = guard.current[path], guard.originals[path]
@@ -169,13 +209,20 @@ def _committed_contents(comp: Component, guard: TreeGuard, user: UserEdits,
         else:
             content = final if mine == base else merge3(user.root, mine, base, final)
         if content is None:
-            return _Overlap(path, "the repair overlaps your unstaged edits",
-                            save_patch(user.git_dir, path, mine, final))
-        stash_breaks = (stash is not None and touches(stash, path)
-                        and not patch_applies(user.root, user.git_dir, user.head, path, final, stash))
+            return _Overlap(
+                path, "the repair overlaps your unstaged edits", save_patch(user.git_dir, path, mine, final)
+            )
+        stash_breaks = (
+            stash is not None
+            and touches(stash, path)
+            and not patch_applies(user.root, user.git_dir, user.head, path, final, stash)
+        )
         if stash_breaks:
-            return _Overlap(path, "the fix overlaps your unstaged edits (stashed by pre-commit), "
-                                  "so it was not committed", save_patch(user.git_dir, path, base, content))
+            return _Overlap(
+                path,
+                "the fix overlaps your unstaged edits (stashed by pre-commit), so it was not committed",
+                save_patch(user.git_dir, path, base, content),
+            )
         if content != base:
             contents[path] = content
     return contents
@@ -189,9 +236,17 @@ def _blocked_late(run: RunOutcome) -> RunOutcome:
             echo(f"bench-op: {o.path}: blocked: {o.reason}{saved}")
     bad = [o for o in run.outcomes if o.bad]
     if bad and run.status != "blocked":
-        run = replace(run, status="blocked", exit_code=EXIT_BLOCKED,
-                      reason="; ".join(f"{o.path}: {o.reason}" for o in bad))
+        run = replace(
+            run,
+            status="blocked",
+            exit_code=EXIT_BLOCKED,
+            reason="; ".join(f"{o.path}: {o.reason}" for o in bad),
+        )
     if run.excluded:
-        run = replace(run, status="blocked", exit_code=EXIT_BLOCKED,
-                      reason="; ".join(f"{fr.path}: {why}" for fr, why in run.excluded))
+        run = replace(
+            run,
+            status="blocked",
+            exit_code=EXIT_BLOCKED,
+            reason="; ".join(f"{fr.path}: {why}" for fr, why in run.excluded),
+        )
     return run

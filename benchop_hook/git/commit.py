@@ -39,8 +39,9 @@ def merge3(root: str, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
             with open(p, "wb") as f:
                 f.write(data)
             paths.append(p)
-        proc = subprocess.run(["git", "merge-file", "-p", "-q", *paths], capture_output=True,
-                              env=gitrepo.clean_env())
+        proc = subprocess.run(
+            ["git", "merge-file", "-p", "-q", *paths], capture_output=True, env=gitrepo.clean_env()
+        )
     return proc.stdout if proc.returncode == 0 else None
 
 
@@ -53,19 +54,35 @@ class CommitResult:
     warnings: list[str]
 
 
-def follow_up_commit(root: str, git_dir: str, head: str, files: dict[str, bytes], message: str,
-                     is_bench: Callable[[str], bool], lock_wait: float = 5.0) -> CommitResult:
-    """Commit `files` (path -> new content) on top of `head`. Raises BenchOpError, leaving nothing half-done."""
+def follow_up_commit(
+    root: str,
+    git_dir: str,
+    head: str,
+    files: dict[str, bytes],
+    message: str,
+    is_bench: Callable[[str], bool],
+    lock_wait: float = 5.0,
+) -> CommitResult:
+    """Commit `files` (path -> new content) on top of `head`. Raises
+    BenchOpError, leaving nothing half-done.
+    """
     outside = sorted(p for p in files if not is_bench(p))
     if outside:
-        raise BenchOpError(f"refused to commit {', '.join(outside)}: bench-op only commits files under benchmark-paths.")
+        raise BenchOpError(
+            f"refused to commit {', '.join(outside)}: bench-op only commits files under benchmark-paths."
+        )
     current = gitrepo.git(root, "rev-parse", "HEAD").stdout.decode().strip()
     if current != head:
-        raise BenchOpError("HEAD moved while bench-op was running: it did not commit; run `bench-op run --from-ref "
-                           f"{head[:12]}~1 --to-ref HEAD` when you are ready.")
+        raise BenchOpError(
+            "HEAD moved while bench-op was running: it did not commit; run `bench-op run --from-ref "
+            f"{head[:12]}~1 --to-ref HEAD` when you are ready."
+        )
     if not gitrepo.wait_for_index_lock(git_dir, lock_wait):
-        raise BenchOpError("another git process holds .git/index.lock: bench-op did not commit (and did not touch the lock); "
-                           "when it is done, run `bench-op run --from-ref HEAD~1 --to-ref HEAD`.")
+        raise BenchOpError(
+            "another git process holds .git/index.lock: bench-op did not commit (and did not touch the "
+            "lock); "
+            "when it is done, run `bench-op run --from-ref HEAD~1 --to-ref HEAD`."
+        )
     folder = os.path.join(git_dir, "bench-op")
     os.makedirs(folder, exist_ok=True)
     tmp_index = os.path.join(folder, f"index.{os.getpid()}")
@@ -89,13 +106,20 @@ def follow_up_commit(root: str, git_dir: str, head: str, files: dict[str, bytes]
     # anything else there is the user's (staged) work and stays as it is.
     warnings = []
     for path, (mode, blob) in blobs.items():
-        old = gitrepo.git(root, "rev-parse", "-q", "--verify", f"{head}:{path}", check=False).stdout.decode().strip()
+        old = (
+            gitrepo.git(root, "rev-parse", "-q", "--verify", f"{head}:{path}", check=False)
+            .stdout.decode()
+            .strip()
+        )
         entry = gitrepo.index_entry(root, path)
         if entry is None or entry[1] != old:
             continue
         proc = gitrepo.git(root, "update-index", "--cacheinfo", f"{mode},{blob},{path}", check=False)
         if proc.returncode != 0:
-            warnings.append(f"committed, but the index entry of {path} still holds the old content: run `git reset -q -- {path}`")
+            warnings.append(
+                f"committed, but the index entry of {path} still holds the old content: run `git reset -q "
+                f"-- {path}`"
+            )
     return CommitResult(sha, sorted(files), warnings)
 
 
@@ -112,13 +136,27 @@ def _commit_index(root: str, git_dir: str, env: dict[str, str], no_hooks: str, m
         # After a cherry-pick's own commit, CHERRY_PICK_HEAD is still there: without --reset-author
         # git would give this commit the picked commit's author (git allows the flag only then).
         picking = ["--reset-author"] if os.path.exists(os.path.join(git_dir, "CHERRY_PICK_HEAD")) else []
-        proc = gitrepo.git(root, "-c", f"core.hooksPath={no_hooks}", "commit", "--no-verify", "-q",
-                           "--no-edit", *picking, "-F", msg_path, env=env, check=False)
+        proc = gitrepo.git(
+            root,
+            "-c",
+            f"core.hooksPath={no_hooks}",
+            "commit",
+            "--no-verify",
+            "-q",
+            "--no-edit",
+            *picking,
+            "-F",
+            msg_path,
+            env=env,
+            check=False,
+        )
     finally:
         os.unlink(msg_path)
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise BenchOpError(f"git commit refused the follow-up commit: {err[-1] if err else 'exit ' + str(proc.returncode)}")
+        raise BenchOpError(
+            f"git commit refused the follow-up commit: {err[-1] if err else 'exit ' + str(proc.returncode)}"
+        )
 
 
 def pre_commit_stash(ppid: int | None = None) -> bytes | None:
@@ -130,7 +168,8 @@ def pre_commit_stash(ppid: int | None = None) -> bytes | None:
     if os.environ.get("PRE_COMMIT") != "1":
         return None
     store = os.environ.get("PRE_COMMIT_HOME") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pre-commit")
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pre-commit"
+    )
     pid = ppid if ppid is not None else os.getppid()
     try:
         names = [n for n in os.listdir(store) if n.startswith("patch") and n.endswith(f"-{pid}")]
@@ -157,7 +196,9 @@ def patch_applies(root: str, git_dir: str, head: str, path: str, content: bytes,
         blob = gitrepo.hash_blob(root, path, content)
         mode = gitrepo.file_mode(root, head, path)
         gitrepo.git(root, "update-index", "--cacheinfo", f"{mode},{blob},{path}", env=env)
-        proc = gitrepo.git(root, "apply", "--cached", "--check", f"--include={path}", "-", env=env, input=patch, check=False)
+        proc = gitrepo.git(
+            root, "apply", "--cached", "--check", f"--include={path}", "-", env=env, input=patch, check=False
+        )
         return proc.returncode == 0
     finally:
         if os.path.exists(tmp_index):

@@ -16,11 +16,17 @@ class History:
 
     def base_for(self, path: str) -> str | None:
         if path not in self._bases:
-            out = gitrepo.git(self.root, "log", "-1", "--format=%H", "--", path, check=False).stdout.decode().strip()
+            out = (
+                gitrepo.git(self.root, "log", "-1", "--format=%H", "--", path, check=False)
+                .stdout.decode()
+                .strip()
+            )
             self._bases[path] = out or None
         return self._bases[path]
 
-    def project(self, rev: str, cache: ParseCache, is_op: Callable[[str], bool], bases: Iterable[str]) -> Project:
+    def project(
+        self, rev: str, cache: ParseCache, is_op: Callable[[str], bool], bases: Iterable[str]
+    ) -> Project:
         if rev not in self._projects:
             self._projects[rev] = Project(gitrepo.GitSnapshot(self.root, rev), cache, is_op, bases)
         return self._projects[rev]

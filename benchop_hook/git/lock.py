@@ -1,4 +1,5 @@
-"""One bench-op run per repository at a time: an advisory lock in .git/bench-op (released if the process dies)."""
+"""One bench-op run per repository at a time: an advisory lock in .git/bench-op (released if the process
+dies)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from benchop_hook.errors import BenchOpError
 
 @contextlib.contextmanager
 def repo_lock(git_dir: str, wait: float | None = None) -> Iterator[None]:
-    """Hold the repository's bench-op lock; wait up to `wait` seconds (BENCH_OP_LOCK_WAIT, default 10) for it."""
+    """Hold the repository's bench-op lock; wait up to `wait`
+    seconds (BENCH_OP_LOCK_WAIT, default 10) for it.
+    """
     if wait is None:
         try:
             wait = float(os.environ.get("BENCH_OP_LOCK_WAIT", "10"))
@@ -35,8 +38,10 @@ def repo_lock(git_dir: str, wait: float | None = None) -> Iterator[None]:
                         pid = os.pread(fd, 32, 0).decode().strip() or "?"
                     except OSError:
                         pid = "?"
-                    raise BenchOpError(f"another bench-op run (pid {pid}) is working in this repository: "
-                                       "wait for it to finish, then run bench-op again.") from None
+                    raise BenchOpError(
+                        f"another bench-op run (pid {pid}) is working in this repository: "
+                        "wait for it to finish, then run bench-op again."
+                    ) from None
                 time.sleep(0.2)
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)

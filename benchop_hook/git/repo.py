@@ -23,12 +23,28 @@ from benchop_hook.errors import EXIT_USAGE, GitError
 
 # What git exports to hooks that would redirect our own git calls.
 _GIT_ENV_KEEP = {
-    "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSL_CAINFO", "GIT_SSL_NO_VERIFY",
-    "GIT_CONFIG_COUNT", "GIT_HTTP_PROXY_AUTHMETHOD", "GIT_ALLOW_PROTOCOL", "GIT_ASKPASS",
-    "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
-    "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE",
-    "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_TEMPLATE_DIR",
-    "GIT_TRACE", "GIT_TRACE2", "GIT_TRACE2_EVENT",
+    "GIT_EXEC_PATH",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_SSL_CAINFO",
+    "GIT_SSL_NO_VERIFY",
+    "GIT_CONFIG_COUNT",
+    "GIT_HTTP_PROXY_AUTHMETHOD",
+    "GIT_ALLOW_PROTOCOL",
+    "GIT_ASKPASS",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_AUTHOR_DATE",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "GIT_COMMITTER_DATE",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_NOSYSTEM",
+    "GIT_TEMPLATE_DIR",
+    "GIT_TRACE",
+    "GIT_TRACE2",
+    "GIT_TRACE2_EVENT",
 }
 
 
@@ -36,8 +52,11 @@ def clean_env(*, keep_index: bool = False, extra: dict[str, str] | None = None) 
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith("GIT_") or k in _GIT_ENV_KEEP or k.startswith("GIT_CONFIG_KEY_")
-        or k.startswith("GIT_CONFIG_VALUE_") or (keep_index and k == "GIT_INDEX_FILE")
+        if not k.startswith("GIT_")
+        or k in _GIT_ENV_KEEP
+        or k.startswith("GIT_CONFIG_KEY_")
+        or k.startswith("GIT_CONFIG_VALUE_")
+        or (keep_index and k == "GIT_INDEX_FILE")
     }
     env["GIT_TERMINAL_PROMPT"] = "0"
     env.setdefault("LC_ALL", "C")
@@ -46,11 +65,15 @@ def clean_env(*, keep_index: bool = False, extra: dict[str, str] | None = None) 
     return env
 
 
-def git(root: str, *args: str, env: dict[str, str] | None = None, check: bool = True,
-        input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+def git(
+    root: str, *args: str, env: dict[str, str] | None = None, check: bool = True, input: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
     proc = subprocess.run(
-        ("git", *args), cwd=root, env=env if env is not None else clean_env(),
-        input=input, capture_output=True,
+        ("git", *args),
+        cwd=root,
+        env=env if env is not None else clean_env(),
+        input=input,
+        capture_output=True,
     )
     if check and proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -91,7 +114,9 @@ def has_commits(root: str) -> bool:
 def resolve_commit(root: str, ref: str) -> str:
     proc = git(root, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}", check=False)
     if proc.returncode != 0:
-        raise GitError(f"'{ref}' is not a commit in this repository: check the ref and try again.", EXIT_USAGE)
+        raise GitError(
+            f"'{ref}' is not a commit in this repository: check the ref and try again.", EXIT_USAGE
+        )
     return proc.stdout.decode().strip()
 
 
@@ -116,7 +141,9 @@ def parse_name_status(out: bytes) -> list[Change]:
         status = parts[i].decode()[0]
         if status in "RC":
             old, new = parts[i + 1], parts[i + 2]
-            changes.append(Change(status, old.decode("utf-8", "surrogateescape"), new.decode("utf-8", "surrogateescape")))
+            changes.append(
+                Change(status, old.decode("utf-8", "surrogateescape"), new.decode("utf-8", "surrogateescape"))
+            )
             i += 3
         else:
             p = parts[i + 1].decode("utf-8", "surrogateescape")
@@ -126,13 +153,19 @@ def parse_name_status(out: bytes) -> list[Change]:
 
 
 def cat_blobs(root: str, specs: Sequence[str], *, keep_index: bool = False) -> list[bytes | None]:
-    """The contents of `rev:path` specs (`:path` is the index) in one `git cat-file --batch`; None when missing.
+    """The contents of `rev:path` specs (`:path` is the index) in one `git cat-file --batch`; None when
+    missing.
 
     Plain git, no GitPython: the cheap "did any constructor change?" check runs on the no-op path."""
     if not specs:
         return []
-    out = git(root, "cat-file", "--batch", env=clean_env(keep_index=keep_index),
-              input=b"".join(s.encode() + b"\n" for s in specs)).stdout
+    out = git(
+        root,
+        "cat-file",
+        "--batch",
+        env=clean_env(keep_index=keep_index),
+        input=b"".join(s.encode() + b"\n" for s in specs),
+    ).stdout
     blobs: list[bytes | None] = []
     pos = 0
     for _ in specs:
@@ -145,23 +178,44 @@ def cat_blobs(root: str, specs: Sequence[str], *, keep_index: bool = False) -> l
                 pos += int(header[2]) + 1
             continue
         size = int(header[2])
-        blobs.append(out[pos:pos + size])
+        blobs.append(out[pos : pos + size])
         pos += size + 1
     return blobs
 
 
 def staged_changes(root: str) -> list[Change]:
     """HEAD vs the index git is about to commit (GIT_INDEX_FILE respected)."""
-    out = git(root, "diff", "--cached", "--name-status", "-z", "-M", "--no-ext-diff",
-              "--ignore-submodules", "HEAD", env=clean_env(keep_index=True)).stdout
+    out = git(
+        root,
+        "diff",
+        "--cached",
+        "--name-status",
+        "-z",
+        "-M",
+        "--no-ext-diff",
+        "--ignore-submodules",
+        "HEAD",
+        env=clean_env(keep_index=True),
+    ).stdout
     return parse_name_status(out)
 
 
 def staged_changes_if_head(root: str) -> list[Change] | None:
     """`staged_changes`, or None before the first commit (nothing to compare with), in one git process
     where a repository with commits is concerned: the no-op hook pays for each process it starts."""
-    proc = git(root, "diff", "--cached", "--name-status", "-z", "-M", "--no-ext-diff",
-               "--ignore-submodules", "HEAD", env=clean_env(keep_index=True), check=False)
+    proc = git(
+        root,
+        "diff",
+        "--cached",
+        "--name-status",
+        "-z",
+        "-M",
+        "--no-ext-diff",
+        "--ignore-submodules",
+        "HEAD",
+        env=clean_env(keep_index=True),
+        check=False,
+    )
     if proc.returncode == 0:
         return parse_name_status(proc.stdout)
     if not has_commits(root):
@@ -170,8 +224,9 @@ def staged_changes_if_head(root: str) -> list[Change] | None:
 
 
 def range_changes(root: str, from_rev: str, to_rev: str) -> list[Change]:
-    out = git(root, "diff", "--name-status", "-z", "-M", "--no-ext-diff", "--ignore-submodules",
-              from_rev, to_rev).stdout
+    out = git(
+        root, "diff", "--name-status", "-z", "-M", "--no-ext-diff", "--ignore-submodules", from_rev, to_rev
+    ).stdout
     return parse_name_status(out)
 
 
@@ -239,7 +294,8 @@ class WorkTree(Snapshot):
         self.root = root
         self._tracked = tracked
         self._set = set(tracked)
-        # Tracked symlinks, and tracked files a symlink replaced on disk: never read as the repo's own, never written.
+        # Tracked symlinks, and tracked files a symlink replaced on disk: never read as the repo's own, never
+        # written.
         self.links = list(links or []) + [p for p in tracked if os.path.islink(os.path.join(root, p))]
 
     def paths(self) -> list[str]:
@@ -274,7 +330,11 @@ class GitSnapshot(Snapshot):
 
     def _load(self) -> dict[str, bytes]:
         if self._entries is None:
-            self._entries = {path: bytes.fromhex(sha) for mode, sha, path in entries(self._root, self._rev) if mode in _REGULAR}
+            self._entries = {
+                path: bytes.fromhex(sha)
+                for mode, sha, path in entries(self._root, self._rev)
+                if mode in _REGULAR
+            }
         return self._entries
 
     def paths(self) -> list[str]:
@@ -297,10 +357,13 @@ class GitSnapshot(Snapshot):
         """Read these files' blobs now, many requests per round trip to cat-file: a large commit reads
         a thousand blobs, and one round trip each cost more than the copying."""
         entries = self._load()
-        shas = list(dict.fromkeys(sha for p in paths if (sha := entries.get(p)) is not None
-                                  and sha not in self._blobs))
+        shas = list(
+            dict.fromkeys(
+                sha for p in paths if (sha := entries.get(p)) is not None and sha not in self._blobs
+            )
+        )
         for k in range(0, len(shas), _PREFETCH):
-            chunk = shas[k:k + _PREFETCH]  # (its requests fit in the pipe whatever cat-file is doing)
+            chunk = shas[k : k + _PREFETCH]  # (its requests fit in the pipe whatever cat-file is doing)
             for sha, data in zip(chunk, self._cat_many([s.hex() for s in chunk])):
                 self._blobs[sha] = data
 
@@ -311,8 +374,14 @@ class GitSnapshot(Snapshot):
         if self._proc is None or self._pid != os.getpid():
             # (A forked child starts its own: the pipes it inherited are its parent's conversation.)
             self._pid = os.getpid()
-            self._proc = subprocess.Popen(("git", "cat-file", "--batch"), cwd=self._root, env=clean_env(),
-                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self._proc = subprocess.Popen(
+                ("git", "cat-file", "--batch"),
+                cwd=self._root,
+                env=clean_env(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
         proc = self._proc
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(b"".join(sha.encode() + b"\n" for sha in shas))
@@ -345,7 +414,9 @@ class GitSnapshot(Snapshot):
 # Repository state and writing (hook stages only).
 
 
-def in_progress_operation(git_dir: str, *, merge_done: bool = False, done: Collection[str] = ()) -> str | None:
+def in_progress_operation(
+    git_dir: str, *, merge_done: bool = False, done: Collection[str] = ()
+) -> str | None:
     """The git operation the repository is in the middle of, if any.
 
     git runs post-merge before it removes MERGE_HEAD: with `merge_done` that file means nothing.
@@ -353,9 +424,12 @@ def in_progress_operation(git_dir: str, *, merge_done: bool = False, done: Colle
     (post-rewrite runs before a rebase's state goes; post-commit before CHERRY_PICK_HEAD does).
     """
     checks = (
-        ("rebase-merge", "a rebase"), ("rebase-apply", "a rebase or am"),
-        ("CHERRY_PICK_HEAD", "a cherry-pick"), ("REVERT_HEAD", "a revert"),
-        ("BISECT_LOG", "a bisect"), ("MERGE_HEAD", "a merge"),
+        ("rebase-merge", "a rebase"),
+        ("rebase-apply", "a rebase or am"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick"),
+        ("REVERT_HEAD", "a revert"),
+        ("BISECT_LOG", "a bisect"),
+        ("MERGE_HEAD", "a merge"),
     )
     for name, what in checks:
         if (merge_done and name == "MERGE_HEAD") or name in done:

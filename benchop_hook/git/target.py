@@ -1,4 +1,6 @@
-"""What a run compares: staged changes, a range of commits, or every benchmark against the current signatures."""
+"""What a run compares: staged changes, a range of commits, or
+every benchmark against the current signatures.
+"""
 
 from __future__ import annotations
 
@@ -32,8 +34,15 @@ class Target:
         return {"mode": self.mode, "from": self.from_rev, "to": self.to_rev}
 
 
-def resolve(root: str, *, all_files: bool, from_ref: str | None, to_ref: str | None,
-            use_env: bool = True, staged: bool = False) -> Target:
+def resolve(
+    root: str,
+    *,
+    all_files: bool,
+    from_ref: str | None,
+    to_ref: str | None,
+    use_env: bool = True,
+    staged: bool = False,
+) -> Target:
     if staged and (all_files or from_ref or to_ref):
         raise UsageError("--staged compares HEAD with the index; drop --all-files / --from-ref / --to-ref.")
     if use_env and not staged and not all_files and from_ref is None and to_ref is None:
@@ -41,7 +50,9 @@ def resolve(root: str, *, all_files: bool, from_ref: str | None, to_ref: str | N
         to_ref = os.environ.get("PRE_COMMIT_TO_REF") or None
     if all_files:
         if from_ref or to_ref:
-            raise UsageError("--all-files checks every benchmark against the current signatures; drop --from-ref/--to-ref.")
+            raise UsageError(
+                "--all-files checks every benchmark against the current signatures; drop --from-ref/--to-ref."
+            )
         return Target("all", to_is_head=True)
     if bool(from_ref) != bool(to_ref):
         raise UsageError("give both --from-ref and --to-ref, or neither.")
@@ -51,8 +62,10 @@ def resolve(root: str, *, all_files: bool, from_ref: str | None, to_ref: str | N
         head = gitrepo.git(root, "rev-parse", "-q", "--verify", "HEAD", check=False).stdout.decode().strip()
         return Target("range", from_ref, to_ref, frm, to, to_is_head=(to == head))
     if not gitrepo.has_commits(root):
-        raise UsageError("the repository has no commits yet, so there is no earlier version to compare with: "
-                       "commit first, or use --all-files.")
+        raise UsageError(
+            "the repository has no commits yet, so there is no earlier version to compare with: "
+            "commit first, or use --all-files."
+        )
     return Target("staged", to_is_head=False)
 
 

@@ -105,7 +105,7 @@ def _redirect_sys_path() -> None:
     src, dst = trees
     for i, p in enumerate(sys.path):
         if p and _inside_user_tree(p, src):
-            sys.path[i] = dst + os.path.realpath(p)[len(src):]
+            sys.path[i] = dst + os.path.realpath(p)[len(src) :]
 
 
 _redirect_sys_path()
@@ -116,15 +116,19 @@ _deselected: dict[str, int] = {}
 
 
 def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
-    """With BENCHOP_FIRST_CASE=1 keep one parametrized case per test function: interface errors show in seconds."""
+    """With BENCHOP_FIRST_CASE=1 keep one parametrized case per test function: interface errors show in
+    seconds."""
     _collected["total"] = len(items)
     if os.environ.get("BENCHOP_FIRST_CASE") == "1":
         seen = set()
         keep: list[Any] = []
         drop: list[Any] = []
         for item in items:
-            key = (str(getattr(item, "path", item.fspath)), getattr(item, "originalname", item.name),
-                   getattr(getattr(item, "cls", None), "__name__", None))
+            key = (
+                str(getattr(item, "path", item.fspath)),
+                getattr(item, "originalname", item.name),
+                getattr(getattr(item, "cls", None), "__name__", None),
+            )
             (drop if key in seen else keep).append(item)
             seen.add(key)
         if drop:
@@ -172,7 +176,9 @@ def pytest_collectreport(report: Any) -> None:
     if report.failed:
         text = str(report.longrepr)[-4000:]
         if not any(e.get("nodeid") == report.nodeid for e in _errors):
-            _errors.append({"nodeid": report.nodeid, "type": "CollectionError", "message": text, "frames": []})
+            _errors.append(
+                {"nodeid": report.nodeid, "type": "CollectionError", "message": text, "frames": []}
+            )
         for e in _errors:
             if e.get("nodeid") == report.nodeid:
                 e["longrepr"] = text

@@ -48,9 +48,14 @@ def main() -> int:
         return 0
     marks.append(("argv received", time.time()))
     order = json.loads(line)
-    if os.environ.get("BENCHOP_TIMINGS"):  # bench-op's per-stage timers are on: say when this process was ready
-        print("benchop_launch timings (wall clock): " + ", ".join(f"{k} {t:.3f}" for k, t in marks),
-              file=sys.stderr, flush=True)
+    if os.environ.get(
+        "BENCHOP_TIMINGS"
+    ):  # bench-op's per-stage timers are on: say when this process was ready
+        print(
+            "benchop_launch timings (wall clock): " + ", ".join(f"{k} {t:.3f}" for k, t in marks),
+            file=sys.stderr,
+            flush=True,
+        )
     # the run itself reads nothing from bench-op: stdin is /dev/null, as for a cold start
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)

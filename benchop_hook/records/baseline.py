@@ -15,9 +15,14 @@ Key = tuple[str, str]  # (node id "path::case", number name)
 
 # unit -> (family, factor to the family's base unit, better direction: -1 lower, +1 higher)
 _UNITS: dict[str, tuple[str, float, int]] = {
-    "ns": ("time", 1e-6, -1), "us": ("time", 1e-3, -1), "ms": ("time", 1.0, -1), "s": ("time", 1e3, -1),
-    "GFLOPS": ("flops", 1e-3, 1), "TFLOPS": ("flops", 1.0, 1),
-    "GB/s": ("bandwidth", 1.0, 1), "TB/s": ("bandwidth", 1e3, 1),
+    "ns": ("time", 1e-6, -1),
+    "us": ("time", 1e-3, -1),
+    "ms": ("time", 1.0, -1),
+    "s": ("time", 1e3, -1),
+    "GFLOPS": ("flops", 1e-3, 1),
+    "TFLOPS": ("flops", 1.0, 1),
+    "GB/s": ("bandwidth", 1.0, 1),
+    "TB/s": ("bandwidth", 1e3, 1),
 }
 
 
@@ -76,9 +81,15 @@ class Delta:
         return -d * self.change
 
     def as_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"nodeid": self.nodeid, "name": self.name, "unit": self.unit,
-                                  "baseline": self.old, "value": self.new, "change": _round(self.change),
-                                  "verdict": self.verdict}
+        out: dict[str, object] = {
+            "nodeid": self.nodeid,
+            "name": self.name,
+            "unit": self.unit,
+            "baseline": self.old,
+            "value": self.new,
+            "change": _round(self.change),
+            "verdict": self.verdict,
+        }
         if self.noise is not None:
             out["noise"] = _round(self.noise)
         return out
@@ -118,12 +129,20 @@ class Comparison:
         return max(values) if values else None
 
     def as_json(self) -> dict[str, object]:
-        missing = [{"nodeid": d.nodeid, "where": "parent" if d.verdict == "new-case" else "new"}
-                   for d in self.deltas
-                   if d.verdict in ("new-case", "gone") and d.name == self.primary(d.nodeid)]
-        return {"parent": self.parent, "source": self.source, "device": self.device,
-                "threshold": self.threshold, "repeats": self.repeats, "noise": _round(self.noise),
-                "no_counterpart": missing}
+        missing = [
+            {"nodeid": d.nodeid, "where": "parent" if d.verdict == "new-case" else "new"}
+            for d in self.deltas
+            if d.verdict in ("new-case", "gone") and d.name == self.primary(d.nodeid)
+        ]
+        return {
+            "parent": self.parent,
+            "source": self.source,
+            "device": self.device,
+            "threshold": self.threshold,
+            "repeats": self.repeats,
+            "noise": _round(self.noise),
+            "no_counterpart": missing,
+        }
 
     def primary(self, nodeid: str) -> str | None:
         """The number a case is shown by: its time when it has one, else its first."""
@@ -146,8 +165,19 @@ def compare(new: Samples, old: Samples, *, threshold: float, repeated: bool) -> 
         ns, os_ = list(new.get(key, ())), list(old.get(key, ()))
         if not ns:
             unit = os_[0][1]
-            out.append(Delta(nodeid, name, unit, _median(v for v, _ in os_), None, None, None,
-                             "gone", tuple(v for v, _ in os_)))
+            out.append(
+                Delta(
+                    nodeid,
+                    name,
+                    unit,
+                    _median(v for v, _ in os_),
+                    None,
+                    None,
+                    None,
+                    "gone",
+                    tuple(v for v, _ in os_),
+                )
+            )
             continue
         unit = ns[0][1]
         new_runs = tuple(v for v, u in ns if u == unit)
@@ -164,14 +194,38 @@ def compare(new: Samples, old: Samples, *, threshold: float, repeated: bool) -> 
         if old_value == 0:
             # zero on both sides (a number rounded away) is no change; from zero, no ratio exists
             same = new_value == 0
-            out.append(Delta(nodeid, name, unit, old_value, new_value, 0.0 if same else None, None,
-                             "same" if same else "incomparable", old_runs, new_runs))
+            out.append(
+                Delta(
+                    nodeid,
+                    name,
+                    unit,
+                    old_value,
+                    new_value,
+                    0.0 if same else None,
+                    None,
+                    "same" if same else "incomparable",
+                    old_runs,
+                    new_runs,
+                )
+            )
             continue
         change = new_value / old_value - 1.0
         s_old, s_new = spread(old_runs), spread(new_runs)
         noise = max(s_old, s_new) if repeated and s_old is not None and s_new is not None else None
-        out.append(Delta(nodeid, name, unit, old_value, new_value, change, noise,
-                         judge(change, unit, threshold, noise), old_runs, new_runs))
+        out.append(
+            Delta(
+                nodeid,
+                name,
+                unit,
+                old_value,
+                new_value,
+                change,
+                noise,
+                judge(change, unit, threshold, noise),
+                old_runs,
+                new_runs,
+            )
+        )
     return tuple(out)
 
 
@@ -218,16 +272,26 @@ def fmt_value(v: float | None, unit: str) -> str:
 
 def align_rows(rows: list[tuple[str, ...]], left: int = 1) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.ljust(widths[i]) if i < left or i == len(r) - 1 else c.rjust(widths[i])
-                      for i, c in enumerate(r)).rstrip() for r in rows]
+    return [
+        "  ".join(
+            c.ljust(widths[i]) if i < left or i == len(r) - 1 else c.rjust(widths[i]) for i, c in enumerate(r)
+        ).rstrip()
+        for r in rows
+    ]
 
 
 def terminal_lines(c: Comparison) -> list[str]:
     """Per benchmark file: one row per case (its time, else its first number): old, new, change."""
     runs = f"{c.repeats} run{'s' if c.repeats != 1 else ''} each side"
-    where = "recorded in git notes" if c.source == "notes" else (
-        f"run there in a temporary worktree, {runs}" if c.repeats
-        else "none of these benchmark functions exist there")
+    where = (
+        "recorded in git notes"
+        if c.source == "notes"
+        else (
+            f"run there in a temporary worktree, {runs}"
+            if c.repeats
+            else "none of these benchmark functions exist there"
+        )
+    )
     lines = [f"bench-op: compared with the parent {c.parent[:12]} ({where}; {c.device}):"]
     by_file: dict[str, list[str]] = {}
     for d in c.deltas:
@@ -239,22 +303,35 @@ def terminal_lines(c: Comparison) -> list[str]:
         for node in nodes:
             shown = c.get(node, c.primary(node) or "")
             if shown is not None:
-                rows.append(("    " + node.split("::", 1)[-1], fmt_value(shown.old, shown.unit),
-                             fmt_value(shown.new, shown.unit), change_text(shown)))
+                rows.append(
+                    (
+                        "    " + node.split("::", 1)[-1],
+                        fmt_value(shown.old, shown.unit),
+                        fmt_value(shown.new, shown.unit),
+                        change_text(shown),
+                    )
+                )
         lines.extend("  " + r for r in align_rows(rows))
     if c.repeats > 1:
         noise = c.noise
-        lines.append(f"bench-op: run-to-run noise: up to ±{(noise or 0) * 100:.1f}% ({c.repeats} runs each "
-                     "side; a change no larger than that is marked 'within noise')")
+        lines.append(
+            f"bench-op: run-to-run noise: up to ±{(noise or 0) * 100:.1f}% ({c.repeats} runs each "
+            "side; a change no larger than that is marked 'within noise')"
+        )
     elif c.source == "notes":
         lines.append("bench-op: run-to-run noise: not measured (the baseline is a recorded single run)")
     regs = c.regressions
     if regs:
-        worst = ", ".join(f"{d.nodeid.split('::', 1)[-1]} {d.name} {d.change * 100:+.0f}%"
-                          for d in regs[:5] if d.change is not None)
+        worst = ", ".join(
+            f"{d.nodeid.split('::', 1)[-1]} {d.name} {d.change * 100:+.0f}%"
+            for d in regs[:5]
+            if d.change is not None
+        )
         more = f" and {len(regs) - 5} more" if len(regs) > 5 else ""
-        lines.append(f"bench-op: {len(regs)} regression{'s' if len(regs) != 1 else ''} over "
-                     f"{c.threshold * 100:.0f}% against the parent: {worst}{more}")
+        lines.append(
+            f"bench-op: {len(regs)} regression{'s' if len(regs) != 1 else ''} over "
+            f"{c.threshold * 100:.0f}% against the parent: {worst}{more}"
+        )
     else:
         lines.append(f"bench-op: no regression over {c.threshold * 100:.0f}% against the parent.")
     return lines

@@ -47,8 +47,13 @@ class Run:
         by_node: dict[str, list[dict[str, object]]] = {}
         for m in self.measures:
             by_node.setdefault(m.nodeid, []).append({"name": m.name, "value": m.value, "unit": m.unit})
-        return {"device": self.device, "torch": self.torch, "python": self.python, "when": self.when,
-                "numbers": by_node}
+        return {
+            "device": self.device,
+            "torch": self.torch,
+            "python": self.python,
+            "when": self.when,
+            "numbers": by_node,
+        }
 
 
 def run_from_json(d: Mapping[str, object]) -> Run | None:
@@ -64,11 +69,17 @@ def run_from_json(d: Mapping[str, object]) -> Run | None:
         for it in items:
             value = it.get("value") if isinstance(it, dict) else None
             if isinstance(value, (int, float)) and not isinstance(value, bool):
-                measures.append(Measure(str(nodeid), str(it.get("name", "")), float(value),
-                                        str(it.get("unit", ""))))
+                measures.append(
+                    Measure(str(nodeid), str(it.get("name", "")), float(value), str(it.get("unit", "")))
+                )
     torch = d.get("torch")
-    return Run(device, torch if isinstance(torch, str) else None, str(d.get("python", "")), tuple(measures),
-               str(d.get("when", "")))
+    return Run(
+        device,
+        torch if isinstance(torch, str) else None,
+        str(d.get("python", "")),
+        tuple(measures),
+        str(d.get("when", "")),
+    )
 
 
 def parse_note(text: str) -> list[Run]:

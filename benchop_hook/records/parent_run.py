@@ -32,8 +32,9 @@ def temporary_worktree(root: str, git_dir: str, commit: str) -> Iterator[str]:
     os.makedirs(no_hooks, exist_ok=True)  # a post-checkout hook must not run for bench-op's own checkout
     added = False
     try:
-        gitrepo.git(root, "-c", f"core.hooksPath={no_hooks}", "worktree", "add", "--detach", "-q", "-f",
-                    path, commit)
+        gitrepo.git(
+            root, "-c", f"core.hooksPath={no_hooks}", "worktree", "add", "--detach", "-q", "-f", path, commit
+        )
         added = True
         yield path
     finally:
@@ -105,12 +106,20 @@ def targets_at(root: str, commit: str, targets: Sequence[str]) -> list[str]:
 
 def describe_interpreter(interp: Interpreter) -> tuple[str | None, str]:
     """(torch version, "path (Python x.y.z)") of the benchmark interpreter, without importing torch."""
-    code = ("import sys, importlib.metadata as m\n"
-            "try:\n    t = m.version('torch')\nexcept Exception:\n    t = ''\n"
-            "print(t)\nprint(sys.version.split()[0])")
+    code = (
+        "import sys, importlib.metadata as m\n"
+        "try:\n    t = m.version('torch')\nexcept Exception:\n    t = ''\n"
+        "print(t)\nprint(sys.version.split()[0])"
+    )
     try:
-        proc = subprocess.run([interp.path, "-c", code], check=False, capture_output=True, text=True,
-                              timeout=60, env=gitrepo.clean_env())
+        proc = subprocess.run(
+            [interp.path, "-c", code],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=gitrepo.clean_env(),
+        )
         torch, version = [*proc.stdout.splitlines(), "", ""][:2]
     except (OSError, subprocess.TimeoutExpired):
         torch, version = "", ""

@@ -15,8 +15,11 @@ def _matplotlib() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise BenchOpError("--plot needs matplotlib, which is not installed: `pip install 'bench-op[plot]'` "
-                           "(or `pip install matplotlib`) and run it again.", EXIT_USAGE) from None
+        raise BenchOpError(
+            "--plot needs matplotlib, which is not installed: `pip install 'bench-op[plot]'` "
+            "(or `pip install matplotlib`) and run it again.",
+            EXIT_USAGE,
+        ) from None
     matplotlib.use("Agg")  # no display needed
     import matplotlib.pyplot as plt
 
@@ -56,7 +59,8 @@ def draw(by_node: dict[str, list[Point]], path: str, *, title: str) -> None:
     try:
         fig.savefig(path, format="png")
     except OSError as exc:
-        raise BenchOpError(f"cannot write the plot to {path} ({exc.strerror}): choose another path.",
-                           EXIT_USAGE) from None
+        raise BenchOpError(
+            f"cannot write the plot to {path} ({exc.strerror}): choose another path.", EXIT_USAGE
+        ) from None
     finally:
         plt.close(fig)

@@ -93,8 +93,9 @@ def before_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Target, r
     return run if comparison is None else replace(run, comparison=comparison)
 
 
-def _comparison(opts: Options, repo: RepoPaths, cfg: Config, parent: str, passed: list[FileOutcome],
-                n_repeats: int) -> Comparison | None:
+def _comparison(
+    opts: Options, repo: RepoPaths, cfg: Config, parent: str, passed: list[FileOutcome], n_repeats: int
+) -> Comparison | None:
     """From the parent's note when it covers every case on this device model, else by running there."""
     from benchop_hook.records.parent_run import (
         describe_interpreter,
@@ -116,8 +117,9 @@ def _comparison(opts: Options, repo: RepoPaths, cfg: Config, parent: str, passed
             for m in recorded.get(nodeid, []):
                 old.setdefault((nodeid, m.name), []).append((m.value, m.unit))
         deltas = compare(new, old, threshold=cfg.regression_threshold, repeated=False)
-        comparison: Comparison | None = Comparison(parent, "notes", device, cfg.regression_threshold, 1,
-                                                   deltas)
+        comparison: Comparison | None = Comparison(
+            parent, "notes", device, cfg.regression_threshold, 1, deltas
+        )
     else:
         comparison = _run_both(opts, repo, cfg, parent, passed, new, device, n_repeats)
     if comparison is None:
@@ -127,8 +129,14 @@ def _comparison(opts: Options, repo: RepoPaths, cfg: Config, parent: str, passed
     if comparison.source == "run":
         # The parent's numbers are a clean measurement of that commit: keep them for the next time.
         torch, python = describe_interpreter(_interp(opts, cfg, repo.root))
-        _record(repo.root, parent, device, torch, python,
-                {(d.nodeid, d.name): (d.old, d.unit) for d in comparison.deltas if d.old is not None})
+        _record(
+            repo.root,
+            parent,
+            device,
+            torch,
+            python,
+            {(d.nodeid, d.name): (d.old, d.unit) for d in comparison.deltas if d.old is not None},
+        )
     return comparison
 
 
@@ -138,8 +146,16 @@ def _interp(opts: Options, cfg: Config, root: str) -> Interpreter:
     return resolve_python(root, opts.python, cfg.python)
 
 
-def _run_both(opts: Options, repo: RepoPaths, cfg: Config, parent: str, passed: list[FileOutcome],
-              new: dict[Key, list[tuple[float, str]]], device: str, n: int) -> Comparison | None:
+def _run_both(
+    opts: Options,
+    repo: RepoPaths,
+    cfg: Config,
+    parent: str,
+    passed: list[FileOutcome],
+    new: dict[Key, list[tuple[float, str]]],
+    device: str,
+    n: int,
+) -> Comparison | None:
     """The parent in a temporary worktree and the new version in the tree, alternately, `n` times each
     (the new side's first run is the one that already happened)."""
     from benchop_hook.records.parent_run import targets_at, temporary_worktree
@@ -151,35 +167,44 @@ def _run_both(opts: Options, repo: RepoPaths, cfg: Config, parent: str, passed: 
     at_parent = targets_at(repo.root, parent, targets)
     threshold = cfg.regression_threshold
     if not at_parent:
-        _echo(f"bench-op: no baseline: none of the benchmark functions that ran exist at the parent "
-              f"{parent[:12]}.")
-        return Comparison(parent, "run", device, threshold, 0,
-                          compare(new, {}, threshold=threshold, repeated=False))
+        _echo(
+            f"bench-op: no baseline: none of the benchmark functions that ran exist at the parent "
+            f"{parent[:12]}."
+        )
+        return Comparison(
+            parent, "run", device, threshold, 0, compare(new, {}, threshold=threshold, repeated=False)
+        )
     env, extra = _gpu_env(passed, interp)
     budget = timeout * max(1, len({t.split("::", 1)[0] for t in targets}))
     sessions = _Sessions(repo, interp, (*cfg.pytest_args, *extra), env, budget, n)
     old: dict[Key, list[tuple[float, str]]] = {}
     new = {k: list(v) for k, v in new.items()}
-    _echo(f"bench-op: baseline: running {' '.join(at_parent)} at the parent {parent[:12]} in a temporary "
-          f"worktree ({n} run{'s' if n != 1 else ''} each side, {interp.path})")
+    _echo(
+        f"bench-op: baseline: running {' '.join(at_parent)} at the parent {parent[:12]} in a temporary "
+        f"worktree ({n} run{'s' if n != 1 else ''} each side, {interp.path})"
+    )
     with temporary_worktree(repo.root, repo.git_dir, parent) as wt:
         for i in range(1, n + 1):
             for k, v in sessions.run(wt, at_parent, "parent", i).items():
                 old.setdefault(k, []).append(v)
             if sessions.foreign:
                 rel = os.path.relpath(sessions.foreign[0], repo.root)
-                _echo(f"bench-op: no baseline: the run at the parent imported {rel} from your working tree "
-                      "(an editable install?), so it measured the new code; put the package's source on "
-                      "pytest's pythonpath ([tool.pytest.ini_options] pythonpath) or install it "
-                      "non-editable, then run again.")
+                _echo(
+                    f"bench-op: no baseline: the run at the parent imported {rel} from your working tree "
+                    "(an editable install?), so it measured the new code; put the package's source on "
+                    "pytest's pythonpath ([tool.pytest.ini_options] pythonpath) or install it "
+                    "non-editable, then run again."
+                )
                 return None
             if i > 1:
                 for k, v in sessions.run(repo.root, targets, "new", i).items():
                     if k in new:
                         new[k].append(v)
     if not old:
-        _echo(f"bench-op: no baseline: the benchmarks produced no numbers at the parent {parent[:12]}: "
-              f"{sessions.failure}")
+        _echo(
+            f"bench-op: no baseline: the benchmarks produced no numbers at the parent {parent[:12]}: "
+            f"{sessions.failure}"
+        )
         return None
     # only the cases of the functions that ran on the new side count as "gone"
     deltas = compare(new, old, threshold=threshold, repeated=n > 1)
@@ -209,13 +234,24 @@ class _Sessions:
         imported = os.path.join(self.repo.git_dir, "bench-op", f"foreign.{os.getpid()}.json")
         if root != self.repo.root:
             # The plugin keeps an editable install from importing the user's tree, and says if it still did.
-            side_env.update(BENCHOP_USER_ROOT=os.path.realpath(self.repo.root),
-                            BENCHOP_WORKTREE=os.path.realpath(root), BENCHOP_FOREIGN_OUT=imported)
+            side_env.update(
+                BENCHOP_USER_ROOT=os.path.realpath(self.repo.root),
+                BENCHOP_WORKTREE=os.path.realpath(root),
+                BENCHOP_FOREIGN_OUT=imported,
+            )
         try:
             log_dir = os.path.join(self.repo.git_dir, "bench-op", "logs", side)
-            res = run_pytest(self.interp, root, tgts, timeout=self.budget, pytest_args=self.pytest_args,
-                             echo=lambda s: None, log_dir=log_dir, extra_env=side_env,
-                             use_benchmark_json=self.interp.has_pytest_benchmark)
+            res = run_pytest(
+                self.interp,
+                root,
+                tgts,
+                timeout=self.budget,
+                pytest_args=self.pytest_args,
+                echo=lambda s: None,
+                log_dir=log_dir,
+                extra_env=side_env,
+                use_benchmark_json=self.interp.has_pytest_benchmark,
+            )
         finally:
             if os.path.exists(imported):
                 with open(imported, encoding="utf-8") as f:
@@ -225,14 +261,20 @@ class _Sessions:
         _echo(f"bench-op: {side} run {i} of {self.n}: {len(got)} numbers, {time.monotonic() - t0:.1f} s")
         if not got and self.failure is None:
             bad = next((t for t in res.tests if t.outcome == "failed"), None)
-            why = (bad.failure.headline() if bad and bad.failure else "timed out" if res.timed_out
-                   else f"pytest exit {res.returncode}")
+            why = (
+                bad.failure.headline()
+                if bad and bad.failure
+                else "timed out"
+                if res.timed_out
+                else f"pytest exit {res.returncode}"
+            )
             self.failure = f"{why} (log: {res.log_path})"
         return got
 
 
-def _record(root: str, commit: str, device: str, torch: str | None, python: str,
-            values: dict[Key, tuple[float, str]]) -> int:
+def _record(
+    root: str, commit: str, device: str, torch: str | None, python: str, values: dict[Key, tuple[float, str]]
+) -> int:
     import datetime
 
     measures = tuple(notes.Measure(k[0], k[1], v[0], v[1]) for k, v in values.items())
@@ -277,32 +319,46 @@ def _other_benchmark(root: str, cfg: Config, path: str) -> bool:
     return names is not None and any(n.startswith(("test", "Test")) for n in names)
 
 
-def after_run(opts: Options, repo: RepoPaths, cfg: Config, run: RunOutcome,
-              echo: Callable[[str], None] = _echo) -> RunOutcome:
+def after_run(
+    opts: Options, repo: RepoPaths, cfg: Config, run: RunOutcome, echo: Callable[[str], None] = _echo
+) -> RunOutcome:
     """Record the numbers on the commit measured, and `fail-on-regression`."""
     passed = _passed(run)
     if passed and not opts.no_run:
         _record_run(opts, repo, cfg, run, passed, echo)
     regressed = run.comparison is not None and bool(run.comparison.regressions)
     if regressed and cfg.fail_on_regression and run.exit_code == EXIT_OK:
-        echo("bench-op: exit 1: fail-on-regression = true and the change regressed against the parent "
-             "(the benchmarks' fix is committed all the same).")
+        echo(
+            "bench-op: exit 1: fail-on-regression = true and the change regressed against the parent "
+            "(the benchmarks' fix is committed all the same)."
+        )
         return replace(run, exit_code=EXIT_BLOCKED)
     return run
 
 
-def _record_run(opts: Options, repo: RepoPaths, cfg: Config, run: RunOutcome, passed: list[FileOutcome],
-                echo: Callable[[str], None]) -> None:
+def _record_run(
+    opts: Options,
+    repo: RepoPaths,
+    cfg: Config,
+    run: RunOutcome,
+    passed: list[FileOutcome],
+    echo: Callable[[str], None],
+) -> None:
     """The numbers in git notes on the commit they measured: the follow-up commit, else a clean HEAD."""
     commit = run.commit
     ran = {o.path for o in run.outcomes}
-    dirty = [p for p in dirty_paths(repo.root, set(run.written) if commit is None else set())
-             if p in ran or not _other_benchmark(repo.root, cfg, p)]
+    dirty = [
+        p
+        for p in dirty_paths(repo.root, set(run.written) if commit is None else set())
+        if p in ran or not _other_benchmark(repo.root, cfg, p)
+    ]
     if dirty:
         # The numbers measured the working tree, which is no commit: recording them on HEAD would be wrong.
         shown = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
-        echo(f"bench-op: numbers not recorded in git notes: they measured uncommitted changes ({shown}); "
-             "commit them and run `bench-op run --from-ref HEAD~1 --to-ref HEAD` to record them.")
+        echo(
+            f"bench-op: numbers not recorded in git notes: they measured uncommitted changes ({shown}); "
+            "commit them and run `bench-op run --from-ref HEAD~1 --to-ref HEAD` to record them."
+        )
         return
     commit = commit or gitrepo.git(repo.root, "rev-parse", "HEAD").stdout.decode().strip()
     from benchop_hook.records.parent_run import describe_interpreter, device_model

@@ -28,7 +28,13 @@ def _grouped(result: StaticResult) -> list[tuple[OpChange, list[OpChange]]]:
     top = []
     for c in result.changes:
         base = by_new.get(c.via_base) if c.via_base is not None else None
-        if base is not None and base is not c and base.edits == c.edits and not c.methods and c.status == "changed":
+        if (
+            base is not None
+            and base is not c
+            and base.edits == c.edits
+            and not c.methods
+            and c.status == "changed"
+        ):
             children.setdefault(base.new, []).append(c)
         else:
             top.append(c)
@@ -43,8 +49,11 @@ def change_lines(result: StaticResult) -> list[str]:
         if c.edits:
             out.append("      " + "; ".join(e.explain() for e in c.edits))
         for m in c.methods:
-            out.append(f"      .{m.name}{m.old_sig.render() if m.old_sig else '(?)'} -> .{m.name}{m.new_sig.render() if m.new_sig else '(?)'}: "
-                       + "; ".join(e.explain() for e in m.edits))
+            out.append(
+                f"      .{m.name}{m.old_sig.render() if m.old_sig else '(?)'} -> "
+                f".{m.name}{m.new_sig.render() if m.new_sig else '(?)'}: "
+                + "; ".join(e.explain() for e in m.edits)
+            )
         if kids:
             out.append("      inherited by " + ", ".join(k.name for k in kids))
     return out
@@ -52,9 +61,17 @@ def change_lines(result: StaticResult) -> list[str]:
 
 def call_text(f: Finding, limit: int = 72) -> str:
     s = f.site
-    args = ", ".join(a.source if a.kind == "pos" else f"{a.keyword}={a.source}" if a.kind == "kw"
-                     else ("*" if a.kind == "star" else "**") + a.source for a in s.args)
-    func = s.func_source + (f".{f.method}" if f.method and f.method != "__call__" and not s.func_source.endswith(f.method) else "")
+    args = ", ".join(
+        a.source
+        if a.kind == "pos"
+        else f"{a.keyword}={a.source}"
+        if a.kind == "kw"
+        else ("*" if a.kind == "star" else "**") + a.source
+        for a in s.args
+    )
+    func = s.func_source + (
+        f".{f.method}" if f.method and f.method != "__call__" and not s.func_source.endswith(f.method) else ""
+    )
     text = f"{func}({args})"
     return text if len(text) <= limit else text[: limit - 4] + "...)"
 
@@ -65,7 +82,10 @@ def finding_line(f: Finding, *, fixed_word: str = "fix") -> list[str]:
         head += f" [reached through {f.site.via}]"
     lines = [head]
     if f.plan is not None and f.plan.ops:
-        lines.append(f"    {fixed_word}: {f.func_after}{f.plan.preview}" + (f"  ({'; '.join(f.plan.notes)})" if f.plan.notes else ""))
+        lines.append(
+            f"    {fixed_word}: {f.func_after}{f.plan.preview}"
+            + (f"  ({'; '.join(f.plan.notes)})" if f.plan.notes else "")
+        )
     elif f.why_not:
         lines.append(f"    {f.why_not}")
     for note in f.info:
@@ -78,8 +98,10 @@ def render_check(result: StaticResult, *, wrote: bool = False) -> str:
     lines: list[str] = []
     if result.target.mode == "all":
         # Against the current signatures: the changes history was read for are internal, not news.
-        lines.append(f"bench-op: checked {_plural(result.checked_calls, 'call')} of "
-                     f"{_plural(len(result.checked_classes), 'Op class')} against the current signatures.")
+        lines.append(
+            f"bench-op: checked {_plural(result.checked_calls, 'call')} of "
+            f"{_plural(len(result.checked_classes), 'Op class')} against the current signatures."
+        )
     elif result.changes:
         groups = _grouped(result)
         lines.append(f"bench-op: {_plural(len(groups), 'Op signature change')} in {result.target.label}:")
@@ -100,7 +122,9 @@ def render_check(result: StaticResult, *, wrote: bool = False) -> str:
 def _all_files_tail(result: StaticResult) -> str:
     parts = []
     if result.unknown:
-        parts.append(f"{_plural(len(result.unknown), 'call')} only a run can judge (unknown: the run decides)")
+        parts.append(
+            f"{_plural(len(result.unknown), 'call')} only a run can judge (unknown: the run decides)"
+        )
     if result.unresolved:
         parts.append(f"{_plural(len(result.unresolved), 'import')} bench-op could not resolve")
     return ("; " + ", ".join(parts)) if parts else ""
@@ -122,9 +146,14 @@ def summary(result: StaticResult, *, wrote: bool) -> str:
     if fixable:
         verb = "rewrote" if wrote else "can rewrite"
         rest = sum(1 for f in fixable if f.rest_to_run)
-        parts.append(f"{verb} {_plural(len(fixable), 'call')} in {_plural(len(result.rewritten), 'benchmark file')}"
-                     + (f" ({rest} of them also pass *args/**kwargs: what those bind is unknown: the run decides)"
-                        if rest else ""))
+        parts.append(
+            f"{verb} {_plural(len(fixable), 'call')} in {_plural(len(result.rewritten), 'benchmark file')}"
+            + (
+                f" ({rest} of them also pass *args/**kwargs: what those bind is unknown: the run decides)"
+                if rest
+                else ""
+            )
+        )
     hard = [f for f in open_ if not f.runtime_candidate]
     if hard:
         parts.append(f"{_plural(len(hard), 'call')} need{'s' if len(hard) == 1 else ''} a hand edit")
@@ -178,7 +207,10 @@ def outcome_lines(o: FileOutcome) -> list[str]:
     runs = f"{_plural(o.runs, 'run')}, {o.seconds:.1f} s{where}{gpus}"
     lines: list[str] = []
     if o.helper:
-        lines.append(f"bench-op: {o.path}: " + (f"fixed; {o.reason}" if o.status != "blocked" else f"blocked: {o.reason}"))
+        lines.append(
+            f"bench-op: {o.path}: "
+            + (f"fixed; {o.reason}" if o.status != "blocked" else f"blocked: {o.reason}")
+        )
         return lines
     if o.status == "passed":
         lines.append(f"bench-op: {o.path}: passed with numbers ({_plural(o.cases, 'case')}, {runs})")
@@ -190,8 +222,10 @@ def outcome_lines(o: FileOutcome) -> list[str]:
         word = "blocked" if o.status == "blocked" else "not done"
         lines.append(f"bench-op: {o.path}: {word}: {o.reason} ({runs})")
         if o.patch:
-            lines.append(f"    the proposed rewrite was not left in the tree; it is saved as {o.patch} "
-                         "(git apply it to use it)")
+            lines.append(
+                f"    the proposed rewrite was not left in the tree; it is saved as {o.patch} "
+                "(git apply it to use it)"
+            )
     lines.extend(f"    note: {n}" for n in o.notes)
     return lines
 
@@ -253,8 +287,16 @@ def run_json(run: RunOutcome, target: Target) -> dict[str, Any]:
     benches = [o.as_json() for o in run.outcomes]
     for fr in run.blocked_static:
         f = hand_edit(fr)
-        benches.append({"path": fr.path, "status": "blocked", "iterations": 0, "numbers": [], "fixes": [],
-                        "reason": f"{f.site.path}:{f.site.lineno}: {f.why_not or f.problem}"})
+        benches.append(
+            {
+                "path": fr.path,
+                "status": "blocked",
+                "iterations": 0,
+                "numbers": [],
+                "fixes": [],
+                "reason": f"{f.site.path}:{f.site.lineno}: {f.why_not or f.problem}",
+            }
+        )
     data["benchmarks"] = benches
     if run.reason:
         data["reason"] = run.reason
@@ -275,20 +317,31 @@ def commit_message(run: RunOutcome, files: Mapping[str, bytes], *, full_report: 
     """The follow-up commit's message: the subject names the Ops behind the committed files; the body lists
     only those Ops, then each rewrite, then a short numbers table; at most about MESSAGE_LINES lines, with
     how many more and where the whole report is (`full_report`)."""
-    reached = {f.op for fr in (run.result.files if run.result is not None else ()) if fr.path in files
-               for f in fr.findings}
-    groups = [(c, kids) for c, kids in (_grouped(run.result) if run.result is not None else [])
-              if not reached or c.name in reached or any(k.name in reached for k in kids)]
+    reached = {
+        f.op
+        for fr in (run.result.files if run.result is not None else ())
+        if fr.path in files
+        for f in fr.findings
+    }
+    groups = [
+        (c, kids)
+        for c, kids in (_grouped(run.result) if run.result is not None else [])
+        if not reached or c.name in reached or any(k.name in reached for k in kids)
+    ]
     names = [os.path.basename(p) for p in sorted(files)]
     subject_files = ", ".join(names) if len(names) <= 2 else f"{len(names)} benchmark files"
     ops = [c.name for c, _ in groups]
     subject_ops = ", ".join(ops[:2]) + (f" and {len(ops) - 2} more" if len(ops) > 2 else "")
-    subject = f"bench-op: align {subject_files} with the new {subject_ops} interface{'s' if len(ops) > 1 else ''}"
+    subject = (
+        f"bench-op: align {subject_files} with the new {subject_ops} interface{'s' if len(ops) > 1 else ''}"
+    )
     body: list[str] = []
     for c, kids in groups:
         body.append(c.headline())
         if kids:
-            body.append("  inherited by " + ", ".join(k.name for k in kids if not reached or k.name in reached))
+            body.append(
+                "  inherited by " + ", ".join(k.name for k in kids if not reached or k.name in reached)
+            )
     mine = [o for o in run.outcomes if o.path in files]
     rewrites = [f"- {fx}" for o in mine for fx in o.fixes]
     if rewrites:

@@ -25,7 +25,9 @@ class RewriteResult:
     failed: list[str] = field(default_factory=list)
 
 
-_NO_SPACE = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+_NO_SPACE = cst.AssignEqual(
+    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+)
 
 
 _SPACE_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
@@ -106,8 +108,9 @@ def edit_args(args: Sequence[cst.Arg], ops: Sequence[ArgOp]) -> list[cst.Arg]:
     by_index = {op.index: op for op in ops if op.index is not None}
     # An op's index counts as the call site does (ast): positionals and *splats first, then keywords
     # and **splats; in the source a *splat may follow a keyword (`f(k=1, *a)`).
-    order = ([j for j, a in enumerate(args) if a.keyword is None and a.star != "**"]
-             + [j for j, a in enumerate(args) if a.keyword is not None or a.star == "**"])
+    order = [j for j, a in enumerate(args) if a.keyword is None and a.star != "**"] + [
+        j for j, a in enumerate(args) if a.keyword is not None or a.star == "**"
+    ]
     site_index = {j: i for i, j in enumerate(order)}
     items: list[tuple[cst.Arg, int | None]] = []
     dropped: list[str] = []
@@ -126,7 +129,15 @@ def edit_args(args: Sequence[cst.Arg], ops: Sequence[ArgOp]) -> list[cst.Arg]:
     # New keywords go after the existing ones but before any **splat.
     insert_at = next((j for j, (a, _) in enumerate(items) if a.star == "**"), len(items))
     for op in adds:
-        items.insert(insert_at, (cst.Arg(value=_parse_value(op.value or "None"), keyword=cst.Name(op.name or ""), equal=_NO_SPACE), None))
+        items.insert(
+            insert_at,
+            (
+                cst.Arg(
+                    value=_parse_value(op.value or "None"), keyword=cst.Name(op.name or ""), equal=_NO_SPACE
+                ),
+                None,
+            ),
+        )
         insert_at += 1
     out = _reflow_commas(args, items)
     before = [c for a in args for c in _comments(a)]
@@ -150,10 +161,19 @@ class Layout:
 class _Rewriter(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, calls: Sequence[CallEdit], imports: Sequence[ImportEdit], dicts: Sequence[DictEdit],
-                 name_renames: dict[str, str], layout: Layout | None = None, line_offset: int = 0) -> None:
+    def __init__(
+        self,
+        calls: Sequence[CallEdit],
+        imports: Sequence[ImportEdit],
+        dicts: Sequence[DictEdit],
+        name_renames: dict[str, str],
+        layout: Layout | None = None,
+        line_offset: int = 0,
+    ) -> None:
         self.layout = layout
-        self.line_offset = line_offset  # a statement rewritten alone: its first line's number in the file, less 1
+        self.line_offset = (
+            line_offset  # a statement rewritten alone: its first line's number in the file, less 1
+        )
         self.blocks: list[str] = [""]  # the indentation of each enclosing block
         self.calls = {(c.lineno, c.col, c.end_lineno, c.end_col): c for c in calls}
         self.dicts = {(d.lineno, d.col): d for d in dicts}
@@ -190,7 +210,9 @@ class _Rewriter(cst.CSTTransformer):
         self.default_indent = node.default_indent
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self.blocks.append(self.blocks[-1] + (node.indent if node.indent is not None else self.default_indent))
+        self.blocks.append(
+            self.blocks[-1] + (node.indent if node.indent is not None else self.default_indent)
+        )
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.BaseSuite:
         self.blocks.pop()
@@ -205,9 +227,16 @@ class _Rewriter(cst.CSTTransformer):
         code = cst.Module(body=[]).code_for_node
         args = [code(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip() for a in call.args]
         func = code(call.func)
-        text = wrap_call(func, args, column=r.start.column, suffix=line[r.end.column:], limit=self.layout.limit,
-                         style=self.layout.style, line_indent=line[: len(line) - len(line.lstrip())],
-                         block=len(self.blocks[-1]))
+        text = wrap_call(
+            func,
+            args,
+            column=r.start.column,
+            suffix=line[r.end.column :],
+            limit=self.layout.limit,
+            style=self.layout.style,
+            line_indent=line[: len(line) - len(line.lstrip())],
+            block=len(self.blocks[-1]),
+        )
         if text is None:
             return call
         try:
@@ -239,11 +268,20 @@ class _Rewriter(cst.CSTTransformer):
                 break
         for op in edit.ops:
             if op.op == "add_kw":
-                items.append((cst.DictElement(cst.SimpleString(f"{quote}{op.name}{quote}"), _parse_value(op.value or "None")), None))
+                items.append(
+                    (
+                        cst.DictElement(
+                            cst.SimpleString(f"{quote}{op.name}{quote}"), _parse_value(op.value or "None")
+                        ),
+                        None,
+                    )
+                )
         self.applied.add(("dict", edit.lineno, edit.col))
         return updated.with_changes(elements=_reflow_commas(elements, items))
 
-    def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.BaseSmallStatement | cst.RemovalSentinel:
+    def leave_ImportFrom(
+        self, original: cst.ImportFrom, updated: cst.ImportFrom
+    ) -> cst.BaseSmallStatement | cst.RemovalSentinel:
         if isinstance(updated.names, cst.ImportStar) or updated.relative:
             return updated
         module = _dotted(updated.module) if updated.module is not None else ""
@@ -272,7 +310,8 @@ class _Rewriter(cst.CSTTransformer):
             out = out.with_changes(module=_attr_expr(new_module))
         return out
 
-    # Renamed Ops: rename loads of the imported name only, not attributes, keywords, parameters or definitions.
+    # Renamed Ops: rename loads of the imported name only, not attributes, keywords, parameters or
+    # definitions.
     def _skip_node(self, node: cst.CSTNode | None) -> None:
         if node is not None:
             self._skip.add(id(node))
@@ -319,9 +358,14 @@ def _attr_expr(dotted: str) -> cst.Attribute | cst.Name:
     return node
 
 
-def rewrite(data: bytes, calls: Sequence[CallEdit] = (), imports: Sequence[ImportEdit] = (),
-            dicts: Sequence[DictEdit] = (), name_renames: dict[str, str] | None = None,
-            line_length: int | None = None) -> RewriteResult:
+def rewrite(
+    data: bytes,
+    calls: Sequence[CallEdit] = (),
+    imports: Sequence[ImportEdit] = (),
+    dicts: Sequence[DictEdit] = (),
+    name_renames: dict[str, str] | None = None,
+    line_length: int | None = None,
+) -> RewriteResult:
     layout = None
     if line_length:
         text = data.decode("utf-8-sig", "replace")
@@ -338,7 +382,11 @@ def _statement_spans(tree: ast.Module) -> list[tuple[int, int]]:
     line (`a = 1; b = f(...)`) are one span, so a span is always whole lines of whole statements."""
     spans: list[tuple[int, int]] = []
     for node in tree.body:
-        decorators = node.decorator_list if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else []
+        decorators = (
+            node.decorator_list
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            else []
+        )
         first = min([node.lineno, *(d.lineno for d in decorators)])
         last = node.end_lineno or node.lineno
         if spans and first <= spans[-1][1]:
@@ -348,8 +396,9 @@ def _statement_spans(tree: ast.Module) -> list[tuple[int, int]]:
     return spans
 
 
-def _rewrite_by_statement(data: bytes, calls: Sequence[CallEdit], dicts: Sequence[DictEdit],
-                          layout: Layout | None) -> RewriteResult | None:
+def _rewrite_by_statement(
+    data: bytes, calls: Sequence[CallEdit], dicts: Sequence[DictEdit], layout: Layout | None
+) -> RewriteResult | None:
     """Rewrite each top-level statement holding an edit on its own; None: rewrite the whole module.
 
     libcst parses a module with position metadata at about 0.1 s per 10 KB (tens of seconds for a
@@ -389,7 +438,9 @@ def _rewrite_by_statement(data: bytes, calls: Sequence[CallEdit], dicts: Sequenc
         a = starts[first - 1]
         b = starts[last] if last < len(starts) else len(data)
         shift = first - 1
-        moved = {dataclasses.replace(c, lineno=c.lineno - shift, end_lineno=c.end_lineno - shift): c for c in cs}
+        moved = {
+            dataclasses.replace(c, lineno=c.lineno - shift, end_lineno=c.end_lineno - shift): c for c in cs
+        }
         ds2 = [dataclasses.replace(d, lineno=d.lineno - shift) for d in ds]
         sub = dataclasses.replace(layout, lines=layout.lines[shift:]) if layout is not None else None
         part = _visit(data[a:b], list(moved), (), ds2, None, sub, shift)
@@ -398,7 +449,9 @@ def _rewrite_by_statement(data: bytes, calls: Sequence[CallEdit], dicts: Sequenc
         out, tr = part
         failed += tr.failed
         applied += len(tr.applied)
-        found.update(orig for c, orig in moved.items() if (c.lineno, c.col, c.end_lineno, c.end_col) in tr.applied)
+        found.update(
+            orig for c, orig in moved.items() if (c.lineno, c.col, c.end_lineno, c.end_col) in tr.applied
+        )
         pieces += [data[done:a], out]
         done = b
     pieces.append(data[done:])
@@ -407,8 +460,9 @@ def _rewrite_by_statement(data: bytes, calls: Sequence[CallEdit], dicts: Sequenc
     return RewriteResult(result if result != data else None, applied, failed)
 
 
-def _by_statement(spans: list[tuple[int, int]], calls: Sequence[CallEdit], dicts: Sequence[DictEdit]
-                  ) -> dict[tuple[int, int], tuple[list[CallEdit], list[DictEdit]]] | None:
+def _by_statement(
+    spans: list[tuple[int, int]], calls: Sequence[CallEdit], dicts: Sequence[DictEdit]
+) -> dict[tuple[int, int], tuple[list[CallEdit], list[DictEdit]]] | None:
     """The edits of each statement span; None when one is in none of them."""
     groups: dict[tuple[int, int], tuple[list[CallEdit], list[DictEdit]]] = {}
     edits: list[CallEdit | DictEdit] = [*calls, *dicts]
@@ -424,9 +478,15 @@ def _by_statement(spans: list[tuple[int, int]], calls: Sequence[CallEdit], dicts
     return groups
 
 
-def _visit(data: bytes, calls: Sequence[CallEdit], imports: Sequence[ImportEdit], dicts: Sequence[DictEdit],
-           name_renames: dict[str, str] | None, layout: Layout | None,
-           line_offset: int = 0) -> tuple[bytes, _Rewriter] | str:
+def _visit(
+    data: bytes,
+    calls: Sequence[CallEdit],
+    imports: Sequence[ImportEdit],
+    dicts: Sequence[DictEdit],
+    name_renames: dict[str, str] | None,
+    layout: Layout | None,
+    line_offset: int = 0,
+) -> tuple[bytes, _Rewriter] | str:
     """The rewritten module and what the rewriter saw, or why libcst could not do it."""
     try:
         module = cst.parse_module(data)
@@ -441,9 +501,14 @@ def _visit(data: bytes, calls: Sequence[CallEdit], imports: Sequence[ImportEdit]
     return new.bytes, tr
 
 
-def _rewrite_module(data: bytes, calls: Sequence[CallEdit], imports: Sequence[ImportEdit],
-                    dicts: Sequence[DictEdit], name_renames: dict[str, str] | None,
-                    layout: Layout | None = None) -> RewriteResult:
+def _rewrite_module(
+    data: bytes,
+    calls: Sequence[CallEdit],
+    imports: Sequence[ImportEdit],
+    dicts: Sequence[DictEdit],
+    name_renames: dict[str, str] | None,
+    layout: Layout | None = None,
+) -> RewriteResult:
     part = _visit(data, calls, imports, dicts, name_renames, layout)
     if isinstance(part, str):
         return RewriteResult(None, 0, [part])
@@ -458,7 +523,9 @@ class _Inserter(cst.CSTTransformer):
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, call: tuple[int, int, int, int], statements: Sequence[str], new_splat: str | None) -> None:
+    def __init__(
+        self, call: tuple[int, int, int, int], statements: Sequence[str], new_splat: str | None
+    ) -> None:
         self.call = call
         self.statements = [cst.parse_statement(s) for s in statements]
         self.new_splat = new_splat
@@ -480,7 +547,9 @@ class _Inserter(cst.CSTTransformer):
         args = [a.with_changes(value=cst.Name(self.new_splat)) if a.star == "**" else a for a in updated.args]
         return updated.with_changes(args=args)
 
-    def _insert(self, original_body: Sequence[cst.CSTNode], updated_body: Sequence[cst.CSTNode]) -> list[cst.CSTNode] | None:
+    def _insert(
+        self, original_body: Sequence[cst.CSTNode], updated_body: Sequence[cst.CSTNode]
+    ) -> list[cst.CSTNode] | None:
         if self.inserted:
             return None
         for i, stmt in enumerate(original_body):
@@ -498,8 +567,9 @@ class _Inserter(cst.CSTTransformer):
         return updated.with_changes(body=body) if body is not None else updated
 
 
-def insert_before_call(data: bytes, call: tuple[int, int, int, int], statements: Sequence[str],
-                       new_splat: str | None = None) -> RewriteResult:
+def insert_before_call(
+    data: bytes, call: tuple[int, int, int, int], statements: Sequence[str], new_splat: str | None = None
+) -> RewriteResult:
     try:
         module = cst.parse_module(data)
         tr = _Inserter(call, statements, new_splat)

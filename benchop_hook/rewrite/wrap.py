@@ -60,8 +60,18 @@ def file_style(source: str) -> Style:
     return "visual" if visual > hanging else "hanging"
 
 
-def wrap_call(func: str, args: list[str], *, column: int, suffix: str, limit: int, style: Style,
-              line_indent: str, block: int, step: str = "    ") -> str | None:
+def wrap_call(
+    func: str,
+    args: list[str],
+    *,
+    column: int,
+    suffix: str,
+    limit: int,
+    style: Style,
+    line_indent: str,
+    block: int,
+    step: str = "    ",
+) -> str | None:
     """The call `func(args)` laid out over several lines. It starts at `column` of a line indented by
     `line_indent` and is followed by `suffix` there. libcst puts the enclosing block's indentation (`block`
     columns) before each continuation line, so the text returned is indented relative to it. None when

@@ -35,12 +35,18 @@ class _NoFix(Exception):
 DictOp = tuple[str, str, str | None]  # (pop | rename | setdefault, key, argument)
 
 
-def runtime_fix(f: Failure, content_of: Callable[[str], bytes | None], ctx: StaticContext, root: str,
-                is_bench: Callable[[str], bool]) -> RuntimeFix:
+def runtime_fix(
+    f: Failure,
+    content_of: Callable[[str], bytes | None],
+    ctx: StaticContext,
+    root: str,
+    is_bench: Callable[[str], bool],
+) -> RuntimeFix:
     """Fix what the traceback points at, from the same evidence rules as the static pass."""
     if f.type != "TypeError":
-        return RuntimeFix(None, f"{f.headline()}: bench-op's static rewrite did not resolve this import; "
-                                "update it by hand")
+        return RuntimeFix(
+            None, f"{f.headline()}: bench-op's static rewrite did not resolve this import; update it by hand"
+        )
     loc = bench_frame(f, root, is_bench)
     if loc is None:
         return RuntimeFix(None, f"{f.headline()}: no benchmark frame in the traceback")
@@ -51,8 +57,9 @@ def runtime_fix(f: Failure, content_of: Callable[[str], bytes | None], ctx: Stat
         return RuntimeFix(None, f"{f.headline()} at {path}:{line}: {exc}")
 
 
-def _fix_at(f: Failure, content_of: Callable[[str], bytes | None], ctx: StaticContext, path: str,
-            line: int) -> RuntimeFix:
+def _fix_at(
+    f: Failure, content_of: Callable[[str], bytes | None], ctx: StaticContext, path: str, line: int
+) -> RuntimeFix:
     data = content_of(path)
     if data is None:
         raise _NoFix("cannot read the file")
@@ -66,8 +73,9 @@ def _fix_at(f: Failure, content_of: Callable[[str], bytes | None], ctx: StaticCo
         raise _NoFix("the call does not build an Op whose signature changed")
     dstar = [a for a in site.args if a.kind == "dstar"]
     if len(dstar) != 1 or any(a.kind == "star" for a in site.args) or site.splat_name is None:
-        raise _NoFix("bench-op rewrites calls that splat one plain dict name (**params) only; "
-                     "fix this call by hand")
+        raise _NoFix(
+            "bench-op rewrites calls that splat one plain dict name (**params) only; fix this call by hand"
+        )
     old_sig, new_sig, edits = change_signatures(change, site.method, ctx.new_p)
     if old_sig is None or new_sig is None:
         raise _NoFix("the signature can't be read statically")
@@ -87,21 +95,34 @@ def _fix_at(f: Failure, content_of: Callable[[str], bytes | None], ctx: StaticCo
             statements.append(f"if {key!r} in {target}: {target}[{arg!r}] = {target}.pop({key!r})")
         else:
             statements.append(f"{target}.setdefault({key!r}, {arg})")
-    res = insert_before_call(data, (site.lineno, site.col, site.end_lineno, site.end_col), statements,
-                             new_splat=target if target != name else None)
+    res = insert_before_call(
+        data,
+        (site.lineno, site.col, site.end_lineno, site.end_col),
+        statements,
+        new_splat=target if target != name else None,
+    )
     if res.data is None:
         raise _NoFix("; ".join(res.failed))
     try:
         ast.parse(res.data)
     except SyntaxError:
         raise _NoFix("the fix would not parse") from None
-    desc = (f"{path}:{site.lineno}: {site.func_source}(**{name}): " + "; ".join(statements)
-            + f"  ({', '.join(notes)})")
+    desc = (
+        f"{path}:{site.lineno}: {site.func_source}(**{name}): "
+        + "; ".join(statements)
+        + f"  ({', '.join(notes)})"
+    )
     return RuntimeFix(res.data, desc, path)
 
 
-def _dict_ops(site: CallSite, ctx: StaticContext, change: OpChange, old_sig: Signature, new_sig: Signature,
-              edits: tuple[Edit, ...]) -> tuple[list[DictOp], list[str]]:
+def _dict_ops(
+    site: CallSite,
+    ctx: StaticContext,
+    change: OpChange,
+    old_sig: Signature,
+    new_sig: Signature,
+    edits: tuple[Edit, ...],
+) -> tuple[list[DictOp], list[str]]:
     """What to do to the splatted dict's keys, with a note for each."""
     value_for = value_source(site, ctx.evidence, change.new, new_sig, old_sig, edits)
     ops: list[DictOp] = []
@@ -148,8 +169,11 @@ def _change_for(site: CallSite, f: Failure, changes: tuple[OpChange, ...]) -> Op
     m = BIND.search(f.message)
     qual = (m.group("qual") or "") if m else ""
     owner = qual.split(".")[0] if qual else ""
-    matching = [c for c in changes
-                if c.new is not None and owner in (c.new.name, c.via_base.name if c.via_base else "")]
+    matching = [
+        c
+        for c in changes
+        if c.new is not None and owner in (c.new.name, c.via_base.name if c.via_base else "")
+    ]
     if matching and len({(c.old_sig, c.new_sig, c.edits) for c in matching}) == 1:
         return matching[0]
     return None
@@ -159,15 +183,24 @@ def _only_used_here(az: ModuleAnalyzer, site: CallSite, name: str) -> bool:
     """`name` is a dict made in this function and used only by this splat: safe to change in place."""
     if az.tree is None:
         return False
-    fn = next((n for n in ast.walk(az.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-               and n.lineno <= site.lineno <= (n.end_lineno or 0) and n.name == (site.function or "")), None)
+    fn = next(
+        (
+            n
+            for n in ast.walk(az.tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.lineno <= site.lineno <= (n.end_lineno or 0)
+            and n.name == (site.function or "")
+        ),
+        None,
+    )
     if fn is None:
         return False
     params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
     if local_binding(fn, name, params) is None:
         return False
-    loads = [n for n in ast.walk(fn)
-             if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    loads = [
+        n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+    ]
     return len(loads) == 1
 
 

@@ -79,9 +79,19 @@ Prepare = Callable[[FileResult], "bytes | LeftAlone"]
 Excluded = tuple[tuple[FileResult, str], ...]  # files left alone, and why
 
 
-def execute(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes: list[Change],
-            guard: TreeGuard, *, bench_from: str = "worktree", prepare: Prepare | None = None,
-            finalize: bool = True, warm: Warm | None = None) -> RunOutcome:
+def execute(
+    opts: Options,
+    repo: RepoPaths,
+    cfg: Config,
+    target: Target,
+    changes: list[Change],
+    guard: TreeGuard,
+    *,
+    bench_from: str = "worktree",
+    prepare: Prepare | None = None,
+    finalize: bool = True,
+    warm: Warm | None = None,
+) -> RunOutcome:
     """The whole pipeline below the command line. Writes benchmark files in the working tree only.
 
     `prepare(fr)` turns a statically fixed file into what goes on disk, or `LeftAlone` (the follow-up
@@ -99,9 +109,19 @@ def execute(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes
             warm.close()  # nothing took it (nothing to run, blocked, an error, Ctrl-C): it goes now
 
 
-def _execute(opts: Options, repo: RepoPaths, cfg: Config, target: Target, changes: list[Change],
-             guard: TreeGuard, limits: Settings, warm: Warm | None, bench_from: str, prepare: Prepare | None,
-             finalize: bool) -> RunOutcome:
+def _execute(
+    opts: Options,
+    repo: RepoPaths,
+    cfg: Config,
+    target: Target,
+    changes: list[Change],
+    guard: TreeGuard,
+    limits: Settings,
+    warm: Warm | None,
+    bench_from: str,
+    prepare: Prepare | None,
+    finalize: bool,
+) -> RunOutcome:
     result, ctx = static(repo, cfg, target, changes, bench_from=bench_from, only=opts.only)
     wrote = bool(result.changes or result.findings)
     echo(render_check(result, wrote=True).rsplit("\n", 1)[0] if wrote else render_check(result))
@@ -110,16 +130,19 @@ def _execute(opts: Options, repo: RepoPaths, cfg: Config, target: Target, change
         if result.changes and not result.broken:
             echo("bench-op: no benchmark needs a change.")
         blocked = bool(result.broken)
-        return RunOutcome("blocked" if blocked else "nothing-to-do", EXIT_BLOCKED if blocked else EXIT_OK,
-                          result)
+        return RunOutcome(
+            "blocked" if blocked else "nothing-to-do", EXIT_BLOCKED if blocked else EXIT_OK, result
+        )
     for fr in sel.hand:
         f = hand_edit(fr)
         saved = ""
         if fr.changed:  # the calls it could fix are not dropped: they wait in a patch
             patch = save_patch(repo.git_dir, fr.path, fr.before or b"", fr.after or b"")
             saved = f"; the other fixes are saved as {patch}"
-        echo(f"bench-op: {fr.path}: blocked: {f.site.path}:{f.site.lineno} {f.why_not or f.problem}; "
-             f"nothing was written to it{saved}")
+        echo(
+            f"bench-op: {fr.path}: blocked: {f.site.path}:{f.site.lineno} {f.why_not or f.problem}; "
+            f"nothing was written to it{saved}"
+        )
     # a wrong --python is a usage error before anything is written
     interp = None if opts.no_run else resolve_python(repo.root, opts.python, cfg.python)
     runnable, excluded = write(sel, guard, prepare)
@@ -130,8 +153,21 @@ def _execute(opts: Options, repo: RepoPaths, cfg: Config, target: Target, change
     for o in outcomes:
         for line in outcome_lines(o):
             echo(line)
-    return _finish(RunOutcome("done", EXIT_OK, result, tuple(outcomes), sel.hand, written, excluded, comps,
-                              run_seconds=sum(seconds), sessions=len(seconds)), cfg)
+    return _finish(
+        RunOutcome(
+            "done",
+            EXIT_OK,
+            result,
+            tuple(outcomes),
+            sel.hand,
+            written,
+            excluded,
+            comps,
+            run_seconds=sum(seconds),
+            sessions=len(seconds),
+        ),
+        cfg,
+    )
 
 
 # -- select
@@ -149,8 +185,11 @@ class Selection:
 
 def select(result: StaticResult, ctx: StaticContext, shard: frozenset[str]) -> Selection | None:
     """What the run is about; None when no benchmark file needs anything."""
-    affected = [fr for fr in result.files if fr.findings and not fr.error
-                and any(f.fixed or f.needs_action for f in fr.findings)]
+    affected = [
+        fr
+        for fr in result.files
+        if fr.findings and not fr.error and any(f.fixed or f.needs_action for f in fr.findings)
+    ]
     if shard:
         # a shard: only these files, and the helpers without tests they may import
         affected = [fr for fr in affected if fr.path in shard or not has_tests(fr.after or fr.before)]
@@ -175,8 +214,14 @@ def select(result: StaticResult, ctx: StaticContext, shard: frozenset[str]) -> S
             if p not in {fr.path for fr in tested} and p not in extra:
                 extra[p] = FileResult(p, before=ctx.bench.read(p))
     runnable = [fr for fr in runnable if fr in tested or fr in helpers]
-    return Selection(tuple(runnable), tuple(hand), tuple(tested), tuple(helpers), tuple(extra.values()),
-                     {p: frozenset(hs) for p, hs in uses.items()})
+    return Selection(
+        tuple(runnable),
+        tuple(hand),
+        tuple(tested),
+        tuple(helpers),
+        tuple(extra.values()),
+        {p: frozenset(hs) for p, hs in uses.items()},
+    )
 
 
 def has_tests(data: bytes | None) -> bool:
@@ -185,8 +230,11 @@ def has_tests(data: bytes | None) -> bool:
         tree = ast.parse(data or b"")
     except (SyntaxError, ValueError):
         return True  # let pytest say what is wrong with it
-    return any((isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"))
-               or (isinstance(n, ast.ClassDef) and n.name.startswith("Test")) for n in tree.body)
+    return any(
+        (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"))
+        or (isinstance(n, ast.ClassDef) and n.name.startswith("Test"))
+        for n in tree.body
+    )
 
 
 def find_importers(ctx: StaticContext, helper: str) -> list[str]:
@@ -212,8 +260,7 @@ def find_importers(ctx: StaticContext, helper: str) -> list[str]:
 # -- write
 
 
-def write(sel: Selection, guard: TreeGuard,
-          prepare: Prepare | None) -> tuple[list[FileResult], Excluded]:
+def write(sel: Selection, guard: TreeGuard, prepare: Prepare | None) -> tuple[list[FileResult], Excluded]:
     """Put the fixes on disk; returns the files that go on to the run, and the ones left alone (and why)."""
     runnable: list[FileResult] = []
     excluded: list[tuple[FileResult, str]] = []
@@ -239,8 +286,14 @@ def write(sel: Selection, guard: TreeGuard,
     return runnable, tuple(excluded)
 
 
-def _static_only(result: StaticResult, sel: Selection, runnable: list[FileResult], excluded: Excluded,
-                 guard: TreeGuard, finalize: bool) -> RunOutcome:
+def _static_only(
+    result: StaticResult,
+    sel: Selection,
+    runnable: list[FileResult],
+    excluded: Excluded,
+    guard: TreeGuard,
+    finalize: bool,
+) -> RunOutcome:
     """--no-run: the static rewrite is the result."""
     outcomes: list[FileOutcome] = []
     written: dict[str, bytes] = {}
@@ -253,25 +306,46 @@ def _static_only(result: StaticResult, sel: Selection, runnable: list[FileResult
     pending = sum(1 for fr in runnable for f in fr.findings if f.runtime_candidate)
     note = f"; {pending} call(s) can only be checked by a run" if pending else ""
     n = len(written)
-    echo(f"bench-op: static rewrite only (--no-run): {n} benchmark file{'s' if n != 1 else ''} "
-         f"rewritten{note}.")
+    echo(
+        f"bench-op: static rewrite only (--no-run): {n} benchmark file{'s' if n != 1 else ''} "
+        f"rewritten{note}."
+    )
     blocked = bool(sel.hand)
-    return RunOutcome("blocked" if blocked else "fixed-not-run", EXIT_BLOCKED if blocked else EXIT_OK, result,
-                      tuple(outcomes), sel.hand, written, excluded, components(outcomes))
+    return RunOutcome(
+        "blocked" if blocked else "fixed-not-run",
+        EXIT_BLOCKED if blocked else EXIT_OK,
+        result,
+        tuple(outcomes),
+        sel.hand,
+        written,
+        excluded,
+        components(outcomes),
+    )
 
 
-def static_outcome(fr: FileResult, content: bytes, reason: str = "--no-run",
-                   *, helper: bool = False) -> FileOutcome:
-    return FileOutcome(fr.path, status="not-run", reason=reason, fixes=fix_lines(fr), content=content,
-                       helper=helper)
+def static_outcome(
+    fr: FileResult, content: bytes, reason: str = "--no-run", *, helper: bool = False
+) -> FileOutcome:
+    return FileOutcome(
+        fr.path, status="not-run", reason=reason, fixes=fix_lines(fr), content=content, helper=helper
+    )
 
 
 # -- run
 
 
-def run(interp: Interpreter, cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext,
-        sel: Selection, runnable: list[FileResult], guard: TreeGuard,
-        changes: list[Change], warm: Warm | None = None) -> tuple[list[FileOutcome], list[float]]:
+def run(
+    interp: Interpreter,
+    cfg: Config,
+    limits: Settings,
+    repo: RepoPaths,
+    ctx: StaticContext,
+    sel: Selection,
+    runnable: list[FileResult],
+    guard: TreeGuard,
+    changes: list[Change],
+    warm: Warm | None = None,
+) -> tuple[list[FileOutcome], list[float]]:
     """Run and repair the benchmark files; the helpers' outcomes follow from their importers'. Returns every
     outcome and the wall time of each pytest session."""
     try:
@@ -280,13 +354,29 @@ def run(interp: Interpreter, cfg: Config, limits: Settings, repo: RepoPaths, ctx
         return _run(cfg, limits, repo, ctx, sel, runnable, guard, changes, interp, warm)
     except CannotRun as exc:  # no pytest there: nothing runs, every static fix stands
         echo(f"bench-op: not running the benchmarks: {exc.message}")
-        return [static_outcome(fr, guard.current.get(fr.path, fr.after or fr.before or b""), exc.message,
-                               helper=fr in sel.helpers) for fr in runnable], []
+        return [
+            static_outcome(
+                fr,
+                guard.current.get(fr.path, fr.after or fr.before or b""),
+                exc.message,
+                helper=fr in sel.helpers,
+            )
+            for fr in runnable
+        ], []
 
 
-def _run(cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext, sel: Selection,
-         runnable: list[FileResult], guard: TreeGuard, changes: list[Change],
-         interp: Interpreter, warm: Warm | None) -> tuple[list[FileOutcome], list[float]]:
+def _run(
+    cfg: Config,
+    limits: Settings,
+    repo: RepoPaths,
+    ctx: StaticContext,
+    sel: Selection,
+    runnable: list[FileResult],
+    guard: TreeGuard,
+    changes: list[Change],
+    interp: Interpreter,
+    warm: Warm | None,
+) -> tuple[list[FileOutcome], list[float]]:
     from benchop_hook.run.repair import LoopContext, repair_all
 
     echo(f"bench-op: running benchmarks with {interp.path} (from {interp.source})")
@@ -294,14 +384,25 @@ def _run(cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext, sel
     jobs += [(fr, True) for fr in sel.importers]
     gpus = choose_gpus(limits.gpus, interp, len(jobs), echo)
     if len(gpus) >= 2:
-        echo(f"bench-op: spreading {len(jobs)} benchmark files over GPUs {', '.join(gpus)} "
-             "(pytest-xdist, one file per GPU at a time)")
+        echo(
+            f"bench-op: spreading {len(jobs)} benchmark files over GPUs {', '.join(gpus)} "
+            "(pytest-xdist, one file per GPU at a time)"
+        )
     ctx_loop = LoopContext(
-        root=repo.root, interp=interp, static=ctx, is_bench=ctx.paths.bench, timeout=limits.timeout,
-        max_iterations=limits.max_iterations, pytest_args=cfg.pytest_args, echo=echo, write=guard.write,
-        read=guard.read, log_dir=os.path.join(repo.git_dir, "bench-op", "logs"),
+        root=repo.root,
+        interp=interp,
+        static=ctx,
+        is_bench=ctx.paths.bench,
+        timeout=limits.timeout,
+        max_iterations=limits.max_iterations,
+        pytest_args=cfg.pytest_args,
+        echo=echo,
+        write=guard.write,
+        read=guard.read,
+        log_dir=os.path.join(repo.git_dir, "bench-op", "logs"),
         extra_env={"CUDA_VISIBLE_DEVICES": gpus[0]} if len(gpus) == 1 else {},
-        env=Environment.of(repo.root, interp.path, changes), warm=warm,
+        env=Environment.of(repo.root, interp.path, changes),
+        warm=warm,
     )
     outcomes = repair_all(jobs, ctx_loop, gpus)
     for o in outcomes:
@@ -310,8 +411,11 @@ def _run(cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext, sel
         o.uses = set(sel.uses.get(o.path, ()))
     for h in (fr for fr in sel.helpers if fr in runnable):
         users = sorted(p for p, hs in sel.uses.items() if h.path in hs)
-        why = (f"checked through {', '.join(users)}" if users
-               else "no benchmark file imports it; its static fix stands")
+        why = (
+            f"checked through {', '.join(users)}"
+            if users
+            else "no benchmark file imports it; its static fix stands"
+        )
         ho = static_outcome(h, guard.current.get(h.path, h.after or b""), why, helper=True)
         if users:
             ho.status = "passed"
@@ -322,8 +426,9 @@ def _run(cfg: Config, limits: Settings, repo: RepoPaths, ctx: StaticContext, sel
 # -- settle
 
 
-def settle(outcomes: list[FileOutcome], guard: TreeGuard, git_dir: str,
-           *, finalize: bool) -> tuple[tuple[Component, ...], dict[str, bytes]]:
+def settle(
+    outcomes: list[FileOutcome], guard: TreeGuard, git_dir: str, *, finalize: bool
+) -> tuple[tuple[Component, ...], dict[str, bytes]]:
     """Files that stand or fall together: a blocked member blocks its component, which is put back as it
     was (the proposed rewrite saved as a patch); a good component's files stay. Returns the components and
     what was left in the tree."""
@@ -354,8 +459,10 @@ def _put_back(comp: Component, culprit: FileOutcome, guard: TreeGuard, git_dir: 
         else:
             related = set(o.uses) | set(o.written) | set(culprit.uses) | set(culprit.written)
             shared = sorted((comp.paths - {o.path}) & related)
-            why = (f"put back as it was: it shares {', '.join(shared) or 'a helper'} with {culprit.path}, "
-                   "which is blocked")
+            why = (
+                f"put back as it was: it shares {', '.join(shared) or 'a helper'} with {culprit.path}, "
+                "which is blocked"
+            )
         o.status, o.reason = "blocked", why
     patches = []
     for path in sorted(comp.paths):
@@ -376,10 +483,15 @@ def _finish(run: RunOutcome, cfg: Config) -> RunOutcome:
         return replace(run, status="blocked", exit_code=EXIT_BLOCKED, reason=reason)
     not_run = [o for o in run.outcomes if o.status == "not-run" and not o.helper]
     if cfg.require_run and not_run:
-        return replace(run, status="blocked", exit_code=EXIT_BLOCKED,
-                       reason="; ".join(f"{o.path}: not run: {o.reason}" for o in not_run)
-                       + " (require-run = true wants numbers)")
+        return replace(
+            run,
+            status="blocked",
+            exit_code=EXIT_BLOCKED,
+            reason="; ".join(f"{o.path}: not run: {o.reason}" for o in not_run)
+            + " (require-run = true wants numbers)",
+        )
     if not_run and not any(o.status == "passed" and not o.helper for o in run.outcomes):
-        return replace(run, status="fixed-not-run",
-                       reason="; ".join(f"{o.path}: {o.reason}" for o in not_run))
+        return replace(
+            run, status="fixed-not-run", reason="; ".join(f"{o.path}: {o.reason}" for o in not_run)
+        )
     return run

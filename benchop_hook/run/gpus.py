@@ -19,8 +19,12 @@ def visible_gpus(selection: str) -> list[str]:
         ids = [str(i) for i in range(len(os.listdir("/proc/driver/nvidia/gpus")))]
     else:
         try:
-            out = subprocess.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"],
-                                 capture_output=True, text=True, timeout=20)
+            out = subprocess.run(
+                ["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=20,
+            )
             lines = out.stdout.splitlines() if out.returncode == 0 else []
             ids = [line.strip() for line in lines if line.strip().isdigit()]
         except (OSError, subprocess.TimeoutExpired):
@@ -46,7 +50,9 @@ def choose_gpus(selection: str, interp: Interpreter, n_files: int, echo: Callabl
     if len(gpus) >= 2 and n_files >= 2 and not interp.has_xdist:
         interp = probe(interp)
     if len(gpus) >= 2 and n_files >= 2 and not interp.has_xdist:
-        echo(f"bench-op: pytest-xdist is not installed in {interp.path}: the benchmark files run one after "
-             f"another on GPU {gpus[0]}")
+        echo(
+            f"bench-op: pytest-xdist is not installed in {interp.path}: the benchmark files run one after "
+            f"another on GPU {gpus[0]}"
+        )
         return gpus[:1]
     return gpus if n_files >= 2 else gpus[:1]

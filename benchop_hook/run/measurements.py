@@ -26,16 +26,42 @@ class Number:
 
 
 _UNIT_ALIASES = {
-    "ms": "ms", "us": "us", "µs": "us", "μs": "us", "s": "s", "ns": "ns",
-    "tflops": "TFLOPS", "tflop/s": "TFLOPS", "gflops": "GFLOPS", "gflop/s": "GFLOPS",
-    "gb/s": "GB/s", "tb/s": "TB/s", "gbps": "GB/s", "tbps": "TB/s",
+    "ms": "ms",
+    "us": "us",
+    "µs": "us",
+    "μs": "us",
+    "s": "s",
+    "ns": "ns",
+    "tflops": "TFLOPS",
+    "tflop/s": "TFLOPS",
+    "gflops": "GFLOPS",
+    "gflop/s": "GFLOPS",
+    "gb/s": "GB/s",
+    "tb/s": "TB/s",
+    "gbps": "GB/s",
+    "tbps": "TB/s",
 }
-_KIND_OF_UNIT = {"ms": "latency", "us": "latency", "ns": "latency", "s": "latency",
-                 "TFLOPS": "tflops", "GFLOPS": "tflops", "GB/s": "bandwidth", "TB/s": "bandwidth"}
+_KIND_OF_UNIT = {
+    "ms": "latency",
+    "us": "latency",
+    "ns": "latency",
+    "s": "latency",
+    "TFLOPS": "tflops",
+    "GFLOPS": "tflops",
+    "GB/s": "bandwidth",
+    "TB/s": "bandwidth",
+}
 
 _VALUE = r"(?P<value>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
-_UNIT_RE = re.compile(_VALUE + r"\s*(?P<unit>ms|us|µs|μs|ns|TFLOPS|TFLOP/s|GFLOPS|GFLOP/s|GB/s|TB/s)(?![\w/])", re.IGNORECASE)
-_NAMED_RE = re.compile(r"(?P<name>latency|tflops|bandwidth|bw|time)[\w]*\s*[=:]\s*" + _VALUE + r"(?:\s*(?P<unit>ms|us|µs|TFLOPS|GB/s|TB/s)(?![\w/])(?!\s*[=:]))?", re.IGNORECASE)
+_UNIT_RE = re.compile(
+    _VALUE + r"\s*(?P<unit>ms|us|µs|μs|ns|TFLOPS|TFLOP/s|GFLOPS|GFLOP/s|GB/s|TB/s)(?![\w/])", re.IGNORECASE
+)
+_NAMED_RE = re.compile(
+    r"(?P<name>latency|tflops|bandwidth|bw|time)[\w]*\s*[=:]\s*"
+    + _VALUE
+    + r"(?:\s*(?P<unit>ms|us|µs|TFLOPS|GB/s|TB/s)(?![\w/])(?!\s*[=:]))?",
+    re.IGNORECASE,
+)
 
 
 def _kind(name: str) -> tuple[str, str] | None:
@@ -44,7 +70,13 @@ def _kind(name: str) -> tuple[str, str] | None:
     if "ratio" in n or "speedup" in n:
         return None
     if "latency" in n or n.endswith(("_ms", "_us")) or n in ("time", "time_ms"):
-        unit = "us" if n.endswith(("_us", "usec")) else "s" if n.endswith("_s") and not n.endswith(("_ms", "_us")) else "ms"
+        unit = (
+            "us"
+            if n.endswith(("_us", "usec"))
+            else "s"
+            if n.endswith("_s") and not n.endswith(("_ms", "_us"))
+            else "ms"
+        )
         return "latency", unit
     if "tflops" in n or "tflop" in n:
         return "tflops", "TFLOPS"
@@ -79,7 +111,11 @@ def from_text(case: str, text: str) -> list[Number]:
             name = m.group("name").lower()
             kind = {"bw": "bandwidth", "time": "latency"}.get(name, name)
             unit = m.group("unit")
-            unit = _UNIT_ALIASES.get(unit.lower(), unit) if unit else {"latency": "ms", "tflops": "TFLOPS", "bandwidth": ""}[kind]
+            unit = (
+                _UNIT_ALIASES.get(unit.lower(), unit)
+                if unit
+                else {"latency": "ms", "tflops": "TFLOPS", "bandwidth": ""}[kind]
+            )
             out.append(Number(case, kind, float(m.group("value")), unit))
             taken.append(m.span())
         for m in _UNIT_RE.finditer(line):
@@ -123,6 +159,11 @@ def table(numbers: list[Number]) -> list[str]:
         return []
     rows: list[tuple[str, ...]] = [("case", "latency", "TFLOPS", "bandwidth")]
     for case, kinds in cases.items():
-        rows.append((case, *(kinds[k].render() if k in kinds else "-" for k in ("latency", "tflops", "bandwidth"))))
+        rows.append(
+            (case, *(kinds[k].render() if k in kinds else "-" for k in ("latency", "tflops", "bandwidth")))
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    return ["  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r)).rstrip() for r in rows]
+    return [
+        "  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r)).rstrip()
+        for r in rows
+    ]

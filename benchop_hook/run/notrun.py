@@ -52,8 +52,11 @@ class Environment:
         return cls(root, python, frozenset(gone))
 
     def in_repo(self, top: str) -> bool:
-        return any(os.path.exists(os.path.join(self.root, *pre, top + ext))
-                   for pre in ((), ("src",)) for ext in ("", ".py"))
+        return any(
+            os.path.exists(os.path.join(self.root, *pre, top + ext))
+            for pre in ((), ("src",))
+            for ext in ("", ".py")
+        )
 
     def missing_module(self, text: str) -> str | None:
         """Why `No module named 'X'` in `text` means "could not run here", or None: an interface error."""
@@ -67,7 +70,10 @@ class Environment:
         if self.in_repo(top):
             if name != top:
                 return None  # a module of the repository that is not there: an interface error
-            return (f"No module named '{top}': the repository's own package is not installed in "
-                    f"{self.python}; run `{self.python} -m pip install -e .` to get numbers")
-        return (f"No module named '{name}': it is not installed in {self.python}; "
-                "install it there to get numbers")
+            return (
+                f"No module named '{top}': the repository's own package is not installed in "
+                f"{self.python}; run `{self.python} -m pip install -e .` to get numbers"
+            )
+        return (
+            f"No module named '{name}': it is not installed in {self.python}; install it there to get numbers"
+        )

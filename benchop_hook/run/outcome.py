@@ -33,13 +33,17 @@ class FileOutcome:
     patch: str | None = None
     seconds: float = 0.0
     device: str | None = None
-    runtime: tuple[str, str] | None = None  # (torch version or "", Python version) the numbers were measured with
+    runtime: tuple[str, str] | None = (
+        None  # (torch version or "", Python version) the numbers were measured with
+    )
     gpus: set[str] = field(default_factory=set)
     targets: list[str] = field(default_factory=list)
     content: bytes | None = None  # the file as bench-op leaves it (None: unchanged)
     notes: list[str] = field(default_factory=list)
     cases: int = 0
-    written: set[str] = field(default_factory=set)  # other files the repairs wrote (a helper the traceback pointed at)
+    written: set[str] = field(
+        default_factory=set
+    )  # other files the repairs wrote (a helper the traceback pointed at)
     uses: set[str] = field(default_factory=set)  # helpers bench-op changed that this file imports
     helper: bool = False  # a module without tests, checked through the benchmark files that import it
     late: bool = False  # blocked after the run, when the follow-up commit was assembled

@@ -29,7 +29,11 @@ def node_targets(fr: FileResult) -> list[str]:
         return [fr.path]
     try:
         tree = ast.parse(fr.after or fr.before or b"")
-        every = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")}
+        every = {
+            n.name
+            for n in tree.body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")
+        }
     except SyntaxError:
         every = set()
     if every and funcs >= every:
@@ -94,7 +98,11 @@ class FileRepair:
         v = verdict(res, ctx.root, ctx.is_bench, ctx.env)
         if v.kind == "interface" and v.failure is not None:
             if self.repairs >= ctx.max_iterations:
-                self._finish("blocked", f"still failing after {self.repairs} repair{'s' if self.repairs != 1 else ''}: {v.reason}")
+                self._finish(
+                    "blocked",
+                    f"still failing after {self.repairs} repair{'s' if self.repairs != 1 else ''}: "
+                    f"{v.reason}",
+                )
                 return
             fix = runtime_fix(v.failure, ctx.read, ctx.static, ctx.root, ctx.is_bench)
             if fix.content is None or fix.path is None:
@@ -131,20 +139,46 @@ class FileRepair:
         self.done = True
 
 
-def _run(ctx: LoopContext, targets: list[str], env: dict[str, str], label: str, *, timeout: float,
-         extra_args: tuple[str, ...] = (), use_benchmark_json: bool = False) -> RunResult:
+def _run(
+    ctx: LoopContext,
+    targets: list[str],
+    env: dict[str, str],
+    label: str,
+    *,
+    timeout: float,
+    extra_args: tuple[str, ...] = (),
+    use_benchmark_json: bool = False,
+) -> RunResult:
     ctx.echo(f"bench-op: running {' '.join(targets)}{label}")
-    res = run_pytest(ctx.interp, ctx.root, targets, timeout=timeout, pytest_args=(*ctx.pytest_args, *extra_args),
-                     echo=lambda s: ctx.echo("    " + s), log_dir=ctx.log_dir, extra_env={**ctx.extra_env, **env},
-                     use_benchmark_json=use_benchmark_json, warm=ctx.warm)
+    res = run_pytest(
+        ctx.interp,
+        ctx.root,
+        targets,
+        timeout=timeout,
+        pytest_args=(*ctx.pytest_args, *extra_args),
+        echo=lambda s: ctx.echo("    " + s),
+        log_dir=ctx.log_dir,
+        extra_env={**ctx.extra_env, **env},
+        use_benchmark_json=use_benchmark_json,
+        warm=ctx.warm,
+    )
     ctx.session_seconds.append(res.seconds)
     return res
 
 
 def _split(res: RunResult, path: str) -> RunResult:
     """The part of a run over several files that belongs to one of them."""
-    sub = RunResult(res.targets, res.returncode, res.seconds, timed_out=res.timed_out, device=res.device,
-                    runtime=res.runtime, tail=res.tail, log_path=res.log_path, last_started=res.last_started)
+    sub = RunResult(
+        res.targets,
+        res.returncode,
+        res.seconds,
+        timed_out=res.timed_out,
+        device=res.device,
+        runtime=res.runtime,
+        tail=res.tail,
+        log_path=res.log_path,
+        last_started=res.last_started,
+    )
     sub.tests = [t for t in res.tests if t.nodeid.split("::", 1)[0] == path]
     sub.errors = [(n, f) for n, f in res.errors if n.split("::", 1)[0] == path]
     sub.selected = len(sub.tests)
@@ -162,7 +196,9 @@ def _benchmarks_of(doc: str, path: str) -> str | None:
         data = json.loads(doc)
     except ValueError:
         return None
-    data["benchmarks"] = [b for b in data.get("benchmarks", []) if str(b.get("fullname", "")).split("::", 1)[0] == path]
+    data["benchmarks"] = [
+        b for b in data.get("benchmarks", []) if str(b.get("fullname", "")).split("::", 1)[0] == path
+    ]
     return json.dumps(data)
 
 
@@ -176,8 +212,13 @@ def _culprit(res: RunResult, group: list[FileRepair]) -> FileRepair | None:
 
 def _environment_down(res: RunResult, ctx: LoopContext) -> bool:
     """The session never started for a reason outside the repository (a conftest's missing module)."""
-    return (ctx.env is not None and not res.timed_out and res.crashed_signal is None and res.returncode != 0
-            and ctx.env.missing_module("\n".join(res.tail)) is not None)
+    return (
+        ctx.env is not None
+        and not res.timed_out
+        and res.crashed_signal is None
+        and res.returncode != 0
+        and ctx.env.missing_module("\n".join(res.tail)) is not None
+    )
 
 
 def _rerun_others(res: RunResult, group: list[FileRepair]) -> bool:
@@ -232,9 +273,20 @@ def repair_all(jobs: list[tuple[FileResult, bool]], ctx: LoopContext, gpus: list
                 extra = ("-n", str(workers), "--dist", "loadfile")
                 label = f" on {workers} GPUs ({', '.join(gpus[:workers])})" + label
                 budget = -(-len(group) // workers)
-            res = _run(ctx, targets, env, label, timeout=ctx.timeout * budget, extra_args=extra,
-                       use_benchmark_json=any(f.uses_benchmark for f in group))
-            died = res.timed_out or res.crashed_signal is not None or (not res.tests and not res.errors and res.collected == 0)
+            res = _run(
+                ctx,
+                targets,
+                env,
+                label,
+                timeout=ctx.timeout * budget,
+                extra_args=extra,
+                use_benchmark_json=any(f.uses_benchmark for f in group),
+            )
+            died = (
+                res.timed_out
+                or res.crashed_signal is not None
+                or (not res.tests and not res.errors and res.collected == 0)
+            )
             if not died and len(group) > 1 and res.errors and _rerun_others(res, group):
                 continue  # the files that failed to collect got their results; the others run again
             if died and len(group) > 1 and _environment_down(res, ctx):

@@ -55,9 +55,12 @@ def uses_benchmark_fixture(data: bytes | None) -> bool:
 def _in_hook_env(prefix: str) -> bool:
     """True when `prefix` is an isolated environment pre-commit made for a hook."""
     home = os.environ.get("PRE_COMMIT_HOME") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pre-commit")
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pre-commit"
+    )
     try:
-        return os.path.commonpath([os.path.realpath(prefix), os.path.realpath(home)]) == os.path.realpath(home)
+        return os.path.commonpath([os.path.realpath(prefix), os.path.realpath(home)]) == os.path.realpath(
+            home
+        )
     except ValueError:
         return False
 
@@ -82,7 +85,10 @@ def resolve_python(root: str, cli_value: str | None, cfg_value: str | None) -> I
         if value:
             path = value if os.path.isabs(value) else os.path.join(root, value)
             if not os.path.exists(path):
-                raise BenchOpError(f"the interpreter {value} (from {source}) does not exist: fix {source} or leave it out.", EXIT_USAGE)
+                raise BenchOpError(
+                    f"the interpreter {value} (from {source}) does not exist: fix {source} or leave it out.",
+                    EXIT_USAGE,
+                )
             return Interpreter(path, source)
     for venv in (".venv", "venv"):
         p = os.path.join(root, venv, "bin", "python")
@@ -94,24 +100,34 @@ def resolve_python(root: str, cli_value: str | None, cfg_value: str | None) -> I
     found = _which(("python3", "python"), sys.prefix)
     if found:
         return Interpreter(found, "PATH (outside the hook's own environment)")
-    raise BenchOpError("no Python found to run the benchmarks: set [tool.bench-op] python to your project's interpreter.")
+    raise BenchOpError(
+        "no Python found to run the benchmarks: set [tool.bench-op] python to your project's interpreter."
+    )
 
 
 def no_pytest(interp: Interpreter) -> str:
-    return (f"{interp.path} (from {interp.source}) cannot import pytest: install pytest there "
-            f"(`{interp.path} -m pip install pytest`), or point --python / [tool.bench-op] python at the "
-            "project's interpreter")
+    return (
+        f"{interp.path} (from {interp.source}) cannot import pytest: install pytest there "
+        f"(`{interp.path} -m pip install pytest`), or point --python / [tool.bench-op] python at the "
+        "project's interpreter"
+    )
 
 
 def probe(interp: Interpreter) -> Interpreter:
     """Check the interpreter imports pytest; learn which optional plugins it has. One line on failure."""
-    code = ("import importlib.util as u, pytest; "
-            "print(u.find_spec('xdist') is not None, u.find_spec('pytest_benchmark') is not None)")
+    code = (
+        "import importlib.util as u, pytest; "
+        "print(u.find_spec('xdist') is not None, u.find_spec('pytest_benchmark') is not None)"
+    )
     try:
-        proc = subprocess.run([interp.path, "-c", code], capture_output=True, text=True, timeout=120,
-                              env=_child_env({}))
+        proc = subprocess.run(
+            [interp.path, "-c", code], capture_output=True, text=True, timeout=120, env=_child_env({})
+        )
     except OSError as exc:
-        raise BenchOpError(f"cannot start {interp.path} ({exc.strerror}): point --python or [tool.bench-op] python at a working interpreter.") from None
+        raise BenchOpError(
+            f"cannot start {interp.path} ({exc.strerror}): point --python or [tool.bench-op] python at a "
+            "working interpreter."
+        ) from None
     except subprocess.TimeoutExpired:
         raise BenchOpError(f"{interp.path} did not start within 120 s: check that interpreter.") from None
     if proc.returncode != 0:
@@ -175,10 +191,18 @@ class RunResult:
 
 
 def _child_env(extra: dict[str, str]) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") and k not in ("PYTHONHOME", "VIRTUAL_ENV", "__PYVENV_LAUNCHER__")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("GIT_") and k not in ("PYTHONHOME", "VIRTUAL_ENV", "__PYVENV_LAUNCHER__")
+    }
     if _in_hook_env(sys.prefix):
         bindir = os.path.dirname(sys.executable)
-        env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if os.path.realpath(p) != os.path.realpath(bindir))
+        env["PATH"] = os.pathsep.join(
+            p
+            for p in env.get("PATH", "").split(os.pathsep)
+            if os.path.realpath(p) != os.path.realpath(bindir)
+        )
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra)
@@ -225,7 +249,8 @@ def _section(line: str, current: str) -> str:
 
 
 def _show(line: str, section: str) -> bool:
-    """What the terminal gets: progress, failures and the final tally; not pytest's header, warnings or our junit file."""
+    """What the terminal gets: progress, failures and the final tally; not pytest's header, warnings or our
+    junit file."""
     if "generated xml file" in line:
         return False
     if section == "header":
@@ -239,7 +264,9 @@ class _Output:
     """What a run prints: bounded on the terminal (and a failure report cut short), whole in the log file
     (up to a limit), its last lines kept for error messages, and the test that started last."""
 
-    def __init__(self, echo: Callable[[str], None], log: IO[bytes] | None, log_path: str | None, start: float) -> None:
+    def __init__(
+        self, echo: Callable[[str], None], log: IO[bytes] | None, log_path: str | None, start: float
+    ) -> None:
         self.echo, self.log, self.start = echo, log, start
         self.where = log_path or "the run output"
         self.tail: deque[str] = deque(maxlen=200)
@@ -351,14 +378,21 @@ class Warm:
         env = _child_env({"PYTHONPATH": _pythonpath(), "BENCHOP_WARM": ",".join(warm_modules)})
         self.proc: subprocess.Popen[bytes] | None = None
         try:
-            self.proc = subprocess.Popen([interp.path, "-m", "benchop_launch"], cwd=root, env=env,
-                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.PIPE,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                [interp.path, "-m", "benchop_launch"],
+                cwd=root,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.PIPE,
+                start_new_session=True,
+            )
         except OSError:
             self.proc = None  # the run starts it cold and says what is wrong
 
-    def take(self, interp: Interpreter, root: str, argv: Sequence[str],
-             env: dict[str, str]) -> subprocess.Popen[bytes] | None:
+    def take(
+        self, interp: Interpreter, root: str, argv: Sequence[str], env: dict[str, str]
+    ) -> subprocess.Popen[bytes] | None:
         """The process, now running pytest with `argv` in `env`; None when it cannot be used (then the
         caller starts one cold, and this one is ended)."""
         proc, self.proc = self.proc, None
@@ -411,8 +445,21 @@ def run_pytest(
     with tempfile.TemporaryDirectory(prefix="bench-op-") as tmp:
         result_json = os.path.join(tmp, "result.json")
         junit = os.path.join(tmp, "junit.xml")
-        cmd = [interp.path, "-m", "pytest", *targets, "-v", "-p", "benchop_collect", "-p", "no:cacheprovider",
-               f"--junitxml={junit}", "-o", "junit_family=xunit1", *pytest_args]
+        cmd = [
+            interp.path,
+            "-m",
+            "pytest",
+            *targets,
+            "-v",
+            "-p",
+            "benchop_collect",
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={junit}",
+            "-o",
+            "junit_family=xunit1",
+            *pytest_args,
+        ]
         bench_json = os.path.join(tmp, "benchmark.json")
         if use_benchmark_json and interp.has_pytest_benchmark:
             cmd.append(f"--benchmark-json={bench_json}")
@@ -426,8 +473,15 @@ def run_pytest(
         start = time.monotonic()
         proc = warm.take(interp, root, cmd[3:], env) if warm is not None else None
         try:
-            proc = proc or subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
+            proc = proc or subprocess.Popen(
+                cmd,
+                cwd=root,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         except OSError as exc:
             if log:
                 log.close()
@@ -440,8 +494,15 @@ def run_pytest(
                 log.close()
         rc = proc.wait()
         seconds = time.monotonic() - start
-        res = RunResult(list(targets), None if timed_out else rc, seconds, timed_out=timed_out, tail=list(out.tail),
-                        log_path=log_path, last_started=out.last_started)
+        res = RunResult(
+            list(targets),
+            None if timed_out else rc,
+            seconds,
+            timed_out=timed_out,
+            tail=list(out.tail),
+            log_path=log_path,
+            last_started=out.last_started,
+        )
         if not _read_plugin(result_json, res):
             if rc != 0 and any("No module named pytest" in line for line in res.tail):
                 raise CannotRun(no_pytest(interp))
@@ -462,7 +523,11 @@ def _read_plugin(path: str, res: RunResult) -> bool:
     """The plugin's file; under xdist also each worker's, merged by node id (the controller sees outcomes,
     properties and output; only a worker sees a failure's frames and which GPU it had)."""
     folder = os.path.dirname(path)
-    workers = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.startswith("result.json.gw") and not f.endswith(".tmp"))
+    workers = sorted(
+        os.path.join(folder, f)
+        for f in os.listdir(folder)
+        if f.startswith("result.json.gw") and not f.endswith(".tmp")
+    )
     records: dict[str, dict] = {}
     found = False
     deselected: dict[str, int] = {}
@@ -480,8 +545,16 @@ def _read_plugin(path: str, res: RunResult) -> bool:
         if res.runtime is None and data.get("python"):
             res.runtime = (str(data.get("torch") or ""), str(data["python"]))
         if not workers or is_worker:
-            res.collected = max(res.collected, int(data.get("collected", 0) or 0)) if is_worker else int(data.get("collected", 0) or 0)
-            res.selected = max(res.selected, int(data.get("selected", 0) or 0)) if is_worker else int(data.get("selected", 0) or 0)
+            res.collected = (
+                max(res.collected, int(data.get("collected", 0) or 0))
+                if is_worker
+                else int(data.get("collected", 0) or 0)
+            )
+            res.selected = (
+                max(res.selected, int(data.get("selected", 0) or 0))
+                if is_worker
+                else int(data.get("selected", 0) or 0)
+            )
         for k, v in (data.get("deselected") or {}).items():
             deselected[k] = max(deselected.get(k, 0), int(v))
         for t in data.get("tests", []):
@@ -506,9 +579,16 @@ def _read_plugin(path: str, res: RunResult) -> bool:
     for t in records.values():
         if "outcome" not in t:
             continue
-        rec = TestRecord(t["nodeid"], t["outcome"], float(t.get("duration", 0.0)),
-                         [(str(k), str(v)) for k, v in t.get("properties", [])], t.get("stdout", ""),
-                         _failure(t.get("exception")), t.get("skip_reason"), t.get("gpu"))
+        rec = TestRecord(
+            t["nodeid"],
+            t["outcome"],
+            float(t.get("duration", 0.0)),
+            [(str(k), str(v)) for k, v in t.get("properties", [])],
+            t.get("stdout", ""),
+            _failure(t.get("exception")),
+            t.get("skip_reason"),
+            t.get("gpu"),
+        )
         if rec.outcome == "failed" and rec.failure is None:
             rec.failure = Failure("Error", (t.get("longrepr") or "")[-1000:])
         res.tests.append(rec)

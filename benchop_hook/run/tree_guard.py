@@ -23,21 +23,24 @@ def write_file(root: str, path: str, before: bytes | None, after: bytes) -> None
     """Replace `path` (repo-relative) with `after`, if it still holds `before`. Raises BenchOpError."""
     full = os.path.join(root, path)
     if not inside(root, path):
-        raise BenchOpError(f"{path} is a symlink or lies outside the repository: "
-                           "bench-op never writes through it.")
+        raise BenchOpError(
+            f"{path} is a symlink or lies outside the repository: bench-op never writes through it."
+        )
     try:
         with open(full, "rb") as f:
             current = f.read()
     except OSError as exc:
         raise BenchOpError(f"cannot read {path} ({exc.strerror}): bench-op did not change it.") from None
     if before is not None and current != before:
-        raise BenchOpError(f"{path} changed while bench-op was running: bench-op left it alone; "
-                           "run it again.")
+        raise BenchOpError(
+            f"{path} changed while bench-op was running: bench-op left it alone; run it again."
+        )
     st = os.stat(full)
     # Read-only means its mode says so (root could write it anyway; bench-op doesn't).
     if not (st.st_mode & 0o222) or not os.access(full, os.W_OK):
-        raise BenchOpError(f"{path} is read-only: bench-op did not change it; "
-                           "make it writable and run again.")
+        raise BenchOpError(
+            f"{path} is read-only: bench-op did not change it; make it writable and run again."
+        )
     tmp = f"{full}.bench-op-tmp"
     try:
         with open(tmp, "wb") as f:

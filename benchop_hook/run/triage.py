@@ -24,16 +24,23 @@ BIND = re.compile(
     r"|got multiple values for argument '(?P<multi>\w+)'"
     r"|got some positional-only arguments passed as keyword arguments?)"
 )
-_IMPORT = re.compile(r"cannot import name '(?P<name>\w+)'|No module named '(?P<module>[\w.]+)'|has no attribute '(?P<attr>\w+)'")
+_IMPORT = re.compile(
+    r"cannot import name '(?P<name>\w+)'|No module named '(?P<module>[\w.]+)'|has no attribute "
+    r"'(?P<attr>\w+)'"
+)
 _NO_GPU = re.compile(
     r"Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|"
     r"CUDA driver initialization failed|no CUDA-capable device is detected|0 active drivers|"
-    r"CUDA is not available|cuda unavailable|requires? (?:a )?(?:CUDA|GPU)|no GPU", re.IGNORECASE)
+    r"CUDA is not available|cuda unavailable|requires? (?:a )?(?:CUDA|GPU)|no GPU",
+    re.IGNORECASE,
+)
 
 
 _CONFTEST = re.compile(r"while loading conftest '([^']+)'")
 
-VerdictKind = Literal["passed", "no-numbers", "no-gpu", "not-run", "interface", "failed", "timeout", "crash", "no-tests"]
+VerdictKind = Literal[
+    "passed", "no-numbers", "no-gpu", "not-run", "interface", "failed", "timeout", "crash", "no-tests"
+]
 
 
 @dataclass(frozen=True)
@@ -64,7 +71,9 @@ def raised_at(root: str, f: Failure) -> str:
 
 def no_gpu(f: Failure | None, skip_reason: str | None = None) -> bool:
     text = (f.message if f else "") + " " + (skip_reason or "")
-    return bool(_NO_GPU.search(text)) or (skip_reason is not None and bool(re.search(r"\b(cuda|gpu)\b", skip_reason, re.I)))
+    return bool(_NO_GPU.search(text)) or (
+        skip_reason is not None and bool(re.search(r"\b(cuda|gpu)\b", skip_reason, re.I))
+    )
 
 
 def _not_run(f: Failure, root: str, is_bench: Callable[[str], bool], env: Environment | None) -> str | None:
@@ -79,8 +88,9 @@ def _not_run(f: Failure, root: str, is_bench: Callable[[str], bool], env: Enviro
     return why.replace("': ", f"' (at {at[0]}:{at[1]}): ", 1) if at else why
 
 
-def _collection_verdict(res: RunResult, root: str, is_bench: Callable[[str], bool],
-                        env: Environment | None) -> Verdict:
+def _collection_verdict(
+    res: RunResult, root: str, is_bench: Callable[[str], bool], env: Environment | None
+) -> Verdict:
     """A file that failed to collect: not run here, an interface error, no GPU, or the failure itself."""
     for nodeid, f in res.errors:
         why = _not_run(f, root, is_bench, env)
@@ -96,13 +106,24 @@ def _collection_verdict(res: RunResult, root: str, is_bench: Callable[[str], boo
     first = _first_error_line(f.message) if f.type == "CollectionError" else f.headline()
     at = bench_frame(f, root, is_bench)
     own = f" at {at[0]}:{at[1]}" if at and f"{at[0]}:{at[1]}" != where else ""
-    return Verdict("failed", f"{first}{own}" + (f" (raised at {where})" if where else "") + f" while collecting {nodeid or 'the file'}", f, nodeid)
+    return Verdict(
+        "failed",
+        f"{first}{own}"
+        + (f" (raised at {where})" if where else "")
+        + f" while collecting {nodeid or 'the file'}",
+        f,
+        nodeid,
+    )
 
 
-def verdict(res: RunResult, root: str, is_bench: Callable[[str], bool], env: Environment | None = None) -> Verdict:
+def verdict(
+    res: RunResult, root: str, is_bench: Callable[[str], bool], env: Environment | None = None
+) -> Verdict:
     if res.timed_out:
         running = f" (it was running {res.last_started})" if res.last_started else ""
-        return Verdict("timeout", f"timed out after {res.seconds:.0f} s{running}; its whole process group was killed")
+        return Verdict(
+            "timeout", f"timed out after {res.seconds:.0f} s{running}; its whole process group was killed"
+        )
     sig = res.crashed_signal
     if sig:
         running = f" in {res.last_started}" if res.last_started else ""
@@ -124,18 +145,33 @@ def verdict(res: RunResult, root: str, is_bench: Callable[[str], bool], env: Env
             numbers.extend(for_case(t.nodeid.split("::", 1)[-1], t.properties, t.stdout))
     if res.benchmark_json:
         numbers.extend(from_pytest_benchmark(res.benchmark_json))
-    skipped_gpu = sum(1 for t in res.tests if (t.outcome == "skipped" and no_gpu(None, t.skip_reason)) or (t.outcome == "failed" and no_gpu(t.failure)))
+    skipped_gpu = sum(
+        1
+        for t in res.tests
+        if (t.outcome == "skipped" and no_gpu(None, t.skip_reason))
+        or (t.outcome == "failed" and no_gpu(t.failure))
+    )
     if hard:
         t = hard[0]
         f = t.failure or Failure("Error", "failed")
         where = raised_at(root, f)
-        return Verdict("failed", f"{f.headline()}" + (f" (raised at {where}" if where else " (") + f" in {t.nodeid.split('::', 1)[-1]})", f, t.nodeid)
+        return Verdict(
+            "failed",
+            f"{f.headline()}"
+            + (f" (raised at {where}" if where else " (")
+            + f" in {t.nodeid.split('::', 1)[-1]})",
+            f,
+            t.nodeid,
+        )
     passed = [t for t in res.tests if t.outcome == "passed"]
     if not passed:
         if skipped_gpu:
             return Verdict("no-gpu", "no CUDA device is visible", skipped_no_gpu=skipped_gpu)
         if res.tests:
-            return Verdict("no-tests", "every case was skipped: " + ((res.tests[0].skip_reason or "").strip() or "no reason given"))
+            return Verdict(
+                "no-tests",
+                "every case was skipped: " + ((res.tests[0].skip_reason or "").strip() or "no reason given"),
+            )
         why = env.missing_module("\n".join(res.tail)) if env is not None and res.returncode != 0 else None
         if why:  # a conftest that imports a module this interpreter lacks: no session at all
             conftest = next((m.group(1) for m in map(_CONFTEST.search, res.tail) if m), None)
@@ -143,10 +179,15 @@ def verdict(res: RunResult, root: str, is_bench: Callable[[str], bool], env: Env
                 why = why.replace("': ", f"' (in {_rel(root, conftest)}): ", 1)
             return Verdict("not-run", why)
         tail = next((line for line in reversed(res.tail) if line.strip()), "")
-        return Verdict("no-tests", f"pytest ran no test (exit {res.returncode}){': ' + tail[:200] if tail else ''}")
+        return Verdict(
+            "no-tests", f"pytest ran no test (exit {res.returncode}){': ' + tail[:200] if tail else ''}"
+        )
     if not numbers:
-        return Verdict("no-numbers", "it passed but printed no latency, TFLOPS or bandwidth: record them with "
-                       "record_property(...) or print e.g. 'latency 0.12 ms'")
+        return Verdict(
+            "no-numbers",
+            "it passed but printed no latency, TFLOPS or bandwidth: record them with "
+            "record_property(...) or print e.g. 'latency 0.12 ms'",
+        )
     return Verdict("passed", "", numbers=numbers, skipped_no_gpu=skipped_gpu)
 
 
@@ -167,7 +208,12 @@ def interface_failure(f: Failure, root: str, is_bench: Callable[[str], bool]) ->
             last = _rel(root, str(f.frames[-1]["path"]))
             return is_bench(last)
         return False
-    if f.type in ("ImportError", "ModuleNotFoundError", "AttributeError", "CollectionError") and _IMPORT.search(text):
+    if f.type in (
+        "ImportError",
+        "ModuleNotFoundError",
+        "AttributeError",
+        "CollectionError",
+    ) and _IMPORT.search(text):
         return f.type != "CollectionError" or ("ImportError" in text or "ModuleNotFoundError" in text)
     return False
 

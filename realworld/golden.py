@@ -1,0 +1,169 @@
+"""Save bench-op's static outputs over every TileOPs op commit, and compare two such saves byte for byte.
+
+    python realworld/golden.py save CLONE OUT [--mode committed|replayed|both] [--jobs 2] [--limit N]
+    python realworld/golden.py diff OLD NEW
+
+For each first-parent commit C that touched an op file (the scan `perf/real.py` keeps), in a scratch clone
+with the TileOPs configuration appended:
+  committed  C checked out as the engineers committed it (their benchmark fixes included);
+  replayed   C checked out with its benchmark edits put back to the parent's version (the state the
+             post-commit hook sees: the Op changed, the benchmarks not yet fixed).
+In each state it saves `bench-op fix --diff --from-ref C~1 --to-ref C` (stdout, stderr, exit code) and
+`bench-op check --from-ref C~1 --to-ref C --json` (the JSON). A refactoring must leave every file the same
+(`PYTHONHASHSEED=0` is set for every run); `diff` lists the commits whose outputs differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "perf"))
+with open(os.path.join(HERE, "tileops.toml"), encoding="utf-8") as _f:
+    CONFIG = "\n" + _f.read()
+BENCH_PREFIXES = ("benchmarks/", "top/benchmarks/")
+_SCRIPT = os.path.join(os.path.dirname(sys.executable), "bench-op")
+BENCH_OP = [_SCRIPT] if os.path.exists(_SCRIPT) else [sys.executable, "-m", "benchop_hook"]
+CODE: str | None = None  # --code DIR: run the benchop_hook package in DIR (an older version) instead
+
+
+def git(cwd: str, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
+
+
+def op_commits(clone: str) -> list[str]:
+    from real import load_scan  # perf/real.py's scan: every first-parent commit that touched an op file
+
+    scan = os.path.join(tempfile.gettempdir(), "bench-op-golden-scan.json")
+    return [str(c["commit"]) for c in load_scan(clone, scan, False)]
+
+
+def prepare(work: str, sha: str, replayed: bool) -> None:
+    git(work, "checkout", "-q", "-f", "--detach", sha)
+    git(work, "clean", "-q", "-fdx")
+    if replayed:
+        for line in git(work, "diff", "--name-status", "-M", f"{sha}~1", sha).splitlines():
+            status, old_path, new_path = line.split("\t")[0], line.split("\t")[1], line.split("\t")[-1]
+            if status[0] in "AD" or not new_path.startswith(BENCH_PREFIXES) or not new_path.endswith(".py"):
+                continue
+            data = subprocess.run(
+                ["git", "show", f"{sha}~1:{old_path}"], cwd=work, capture_output=True, check=False
+            ).stdout
+            with open(os.path.join(work, new_path), "wb") as f:
+                f.write(data)
+    with open(os.path.join(work, "pyproject.toml"), "a", encoding="utf-8") as f:
+        f.write(CONFIG)
+
+
+def outputs(work: str, sha: str) -> dict[str, object]:
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    if CODE:
+        env["PYTHONPATH"] = CODE
+    rng = ["--from-ref", f"{sha}~1", "--to-ref", sha]
+    fix = subprocess.run(
+        [*BENCH_OP, "fix", "--diff", *rng], cwd=work, capture_output=True, text=True, env=env, check=False
+    )
+    report = os.path.join(tempfile.mkdtemp(prefix="golden-"), "check.json")
+    chk = subprocess.run(
+        [*BENCH_OP, "check", *rng, "--json", report],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    data = None
+    if os.path.exists(report):
+        with open(report, encoding="utf-8") as f:
+            data = json.load(f)
+        shutil.rmtree(os.path.dirname(report), ignore_errors=True)
+    return {
+        "fix_rc": fix.returncode,
+        "fix_stdout": fix.stdout,
+        "fix_stderr": fix.stderr,
+        "check_rc": chk.returncode,
+        "check_json": data,
+    }
+
+
+def save(clone: str, out: str, modes: list[str], jobs: int, limit: int | None) -> None:
+    commits = op_commits(clone)[:limit]
+    os.makedirs(out, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="golden-clones-")
+    works = []
+    for k in range(jobs):
+        w = os.path.join(tmp, f"w{k}")
+        subprocess.run(["git", "clone", "-q", "--no-hardlinks", clone, w], check=True)
+        works.append(w)
+
+    def one(k: int) -> None:
+        work = works[k]
+        for i in range(k, len(commits), jobs):
+            sha = commits[i]
+            for mode in modes:
+                path = os.path.join(out, f"{sha[:10]}.{mode}.json")
+                if os.path.exists(path):
+                    continue
+                prepare(work, sha, mode == "replayed")
+                with open(path, "w", encoding="utf-8") as f:
+                    json.dump(outputs(work, sha), f, indent=1, sort_keys=True)
+
+    with ThreadPoolExecutor(jobs) as ex:
+        list(ex.map(one, range(jobs)))
+    shutil.rmtree(tmp, ignore_errors=True)
+    print(f"saved {len(commits)} commits x {len(modes)} states in {out}")
+
+
+def diff(old: str, new: str) -> int:
+    names = sorted(set(os.listdir(old)) | set(os.listdir(new)))
+    bad = []
+    for n in names:
+        a, b = os.path.join(old, n), os.path.join(new, n)
+        if not (os.path.exists(a) and os.path.exists(b)):
+            bad.append(f"{n}: only in {'new' if os.path.exists(b) else 'old'}")
+            continue
+        with open(a, encoding="utf-8") as fa, open(b, encoding="utf-8") as fb:
+            da, db = json.load(fa), json.load(fb)
+        keys = [k for k in sorted(set(da) | set(db)) if da.get(k) != db.get(k)]
+        if keys:
+            bad.append(f"{n}: {', '.join(keys)}")
+    for line in bad:
+        print(line)
+    print(f"{len(names)} files compared, {len(bad)} differ")
+    return 1 if bad else 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("save")
+    s.add_argument("clone")
+    s.add_argument("out")
+    s.add_argument("--mode", choices=["committed", "replayed", "both"], default="both")
+    s.add_argument("--jobs", type=int, default=2)
+    s.add_argument("--limit", type=int)
+    s.add_argument(
+        "--code", metavar="DIR", help="run the benchop_hook package found in DIR (e.g. a saved copy)"
+    )
+    d = sub.add_parser("diff")
+    d.add_argument("old")
+    d.add_argument("new")
+    a = ap.parse_args()
+    if a.cmd == "save":
+        global CODE, BENCH_OP
+        if a.code:
+            CODE, BENCH_OP = os.path.abspath(a.code), [sys.executable, "-m", "benchop_hook"]
+        save(a.clone, a.out, ["committed", "replayed"] if a.mode == "both" else [a.mode], a.jobs, a.limit)
+        return 0
+    return diff(a.old, a.new)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

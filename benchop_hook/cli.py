@@ -336,9 +336,9 @@ def entry() -> None:
     bench-op writes is closed by then, and a git process it reads from sees its pipe close."""
     import atexit
 
-    from benchop_hook.commands import common
+    from benchop_hook.fixing import static
 
-    common.kept_until_exit = []
+    static.kept_until_exit = []
     gc.disable()  # and main leaves it off: a collection now would walk everything that was kept
     code = main()
     atexit._run_exitfuncs()

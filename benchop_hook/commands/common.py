@@ -4,7 +4,6 @@ to do."""
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -16,8 +15,6 @@ from benchop_hook.git.target import Target, changed_files, resolve
 from benchop_hook.paths import Paths
 
 if TYPE_CHECKING:
-    from benchop_hook.fixing.context import StaticContext
-    from benchop_hook.fixing.static_pass import StaticResult
     from benchop_hook.run.runner import Warm
 
 
@@ -47,75 +44,6 @@ def early_pytest(root: str, opts: Options, cfg: config_mod.Config) -> Iterator[W
 def op_files_touched(cfg: config_mod.Config, changes: list[gitrepo.Change]) -> bool:
     is_op = Paths(cfg).op
     return any((c.old_path and is_op(c.old_path)) or (c.new_path and is_op(c.new_path)) for c in changes)
-
-
-# The static passes of this process, kept until it ends when `bench-op` runs as a program: it then leaves
-# with a hard exit (`cli.entry`), and their trees go with the process instead of object by object (about
-# 0.07 s on a large commit). None: freed as usual (tests call `cli.main` in one process, many times).
-kept_until_exit: list[object] | None = None
-
-
-def static(
-    repo: gitrepo.RepoPaths,
-    cfg: config_mod.Config,
-    target: Target,
-    changes: list[gitrepo.Change],
-    *,
-    bench_from: str = "worktree",
-    only: frozenset[str] | None = None,
-    rewrite: bool = True,
-) -> tuple[StaticResult, StaticContext]:
-    """The static pass, and what it learned for the repair loop. Imports the heavy modules: call it only
-    when there is work."""
-    import dataclasses
-
-    from benchop_hook.fixing.static_pass import Sources, StaticPass
-    from benchop_hook.git.last_commit import History
-    from benchop_hook.rewrite.wrap import project_line_length
-
-    root = repo.root
-    cfg = dataclasses.replace(cfg, line_length=project_line_length(root))  # a rewritten call fits it
-    links: list[str] = []
-    tracked = gitrepo.list_tracked(root, links=links)
-    if target.mode == "all":
-        new: gitrepo.Snapshot = gitrepo.WorkTree(root, tracked, links)
-        sp = StaticPass(
-            cfg,
-            Sources(None, new, new, []),
-            target,
-            history=History(root),
-            only=set(only) if only is not None else None,
-            rewrite=rewrite,
-            cache_dir=os.path.join(repo.git_dir, "bench-op"),
-        )
-        if kept_until_exit is not None:
-            kept_until_exit.append(sp)
-        return sp.run(), sp.context()
-    if target.mode == "staged":
-        old: gitrepo.Snapshot = gitrepo.GitSnapshot(root, "HEAD")
-        new = gitrepo.GitSnapshot(root, None)
-    else:
-        assert target.from_rev and target.to_rev
-        old = gitrepo.GitSnapshot(root, target.from_rev)
-        new = gitrepo.GitSnapshot(root, target.to_rev)
-    bench = new if bench_from == "target" else gitrepo.WorkTree(root, tracked, links)
-    sp = StaticPass(cfg, Sources(old, new, bench, changes), target, rewrite=rewrite)
-    if kept_until_exit is not None:
-        kept_until_exit.append(sp)
-    return sp.run(), sp.context()
-
-
-def restrict(result: StaticResult, shard: frozenset[str]) -> StaticResult:
-    """Benchmark files named on the command line restrict check and fix as they restrict run."""
-    if not shard:
-        return result
-    import dataclasses
-
-    return dataclasses.replace(
-        result,
-        files=[fr for fr in result.files if fr.path in shard],
-        skipped=[(p, w) for p, w in result.skipped if p in shard],
-    )
 
 
 def quick(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config, Target, list[gitrepo.Change] | None]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from benchop_hook.commands.options import Options
 from benchop_hook.config import Config
 from benchop_hook.errors import EXIT_BLOCKED, BenchOpError
-from benchop_hook.fixing.static_pass import FileResult
+from benchop_hook.fixing.results import FileResult
 from benchop_hook.git import repo as gitrepo
 from benchop_hook.git.commit import follow_up_commit, merge3, patch_applies, pre_commit_stash, touches
 from benchop_hook.git.repo import Change, RepoPaths

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from benchop_hook.analysis.changes import OpChange
-from benchop_hook.fixing.static_pass import FileResult, Finding, StaticResult
+from benchop_hook.fixing.results import FileResult, Finding, StaticResult
 from benchop_hook.git.commit import TRAILER
 from benchop_hook.git.target import Target
 from benchop_hook.records.baseline import decorate_json, vs_parent_column
@@ -110,7 +110,7 @@ def render_check(result: StaticResult, *, wrote: bool = False) -> str:
         lines.append(f"bench-op: skipped {path} ({why}); the other files were handled.")
     for fr in result.files:
         for note in fr.import_notes:
-            lines.append(f"{fr.path}: {note}")
+            lines.append(f"{fr.path}: {note.text}")
         for f in fr.findings:
             lines.extend(finding_line(f, fixed_word="fixed" if wrote and f.fixed else "fix"))
     for n in (*result.unresolved, *result.unknown):

@@ -19,11 +19,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from benchop_hook.analysis.modules import parse_source
-from benchop_hook.commands.common import static
 from benchop_hook.commands.options import Options
 from benchop_hook.config import Config, parse_gpus
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK, UsageError
-from benchop_hook.fixing.static_pass import FileResult, StaticResult
+from benchop_hook.fixing.results import FileResult, StaticResult
 from benchop_hook.git.repo import Change, RepoPaths
 from benchop_hook.git.target import Target
 from benchop_hook.report.render import fix_lines, hand_edit, outcome_lines, render_check, unified_diff
@@ -122,7 +121,9 @@ def _execute(
     prepare: Prepare | None,
     finalize: bool,
 ) -> RunOutcome:
-    result, ctx = static(repo, cfg, target, changes, bench_from=bench_from, only=opts.only)
+    from benchop_hook.fixing.static import static_pass
+
+    result, ctx = static_pass(repo, cfg, target, changes, bench_from=bench_from, only=opts.only)
     wrote = bool(result.changes or result.findings)
     echo(render_check(result, wrote=True).rsplit("\n", 1)[0] if wrote else render_check(result))
     sel = select(result, ctx, opts.shard() if target.mode != "all" else frozenset())

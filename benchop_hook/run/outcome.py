@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from benchop_hook.fixing.static_pass import FileResult, StaticResult
+from benchop_hook.fixing.results import FileResult, StaticResult
 from benchop_hook.records.baseline import Comparison
 from benchop_hook.run.measurements import Number
 

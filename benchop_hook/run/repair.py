@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from benchop_hook.fixing.context import StaticContext
-from benchop_hook.fixing.static_pass import FileResult
+from benchop_hook.fixing.results import FileResult
 from benchop_hook.report.render import fix_lines
 from benchop_hook.run.dictfix import runtime_fix
 from benchop_hook.run.notrun import Environment

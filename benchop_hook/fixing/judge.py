@@ -1,0 +1,314 @@
+"""Judge each benchmark call against the Op changes that reach it: `judge_file(path, data, judging)`.
+
+Pure over its inputs: the two versions of the repository (`Project`s, which parse lazily), the changes,
+the updated tests' evidence and the configuration come in as one frozen `Judging`; a frozen
+`FileVerdict` comes out. The rewrite is a later stage (`apply.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from benchop_hook.analysis.callsites import UNKNOWN, Arg, CallSite, Gone, Instance
+from benchop_hook.analysis.changes import OpChange
+from benchop_hook.analysis.edits import Edit
+from benchop_hook.analysis.locate import analyze
+from benchop_hook.analysis.modules import ClassRef
+from benchop_hook.analysis.signatures import Signature
+from benchop_hook.fixing.context import change_signatures, value_source
+from benchop_hook.fixing.imports import import_fixes, imports_in_functions
+from benchop_hook.fixing.judging import DefaultPins, Judging, pins_for, test_checks
+from benchop_hook.fixing.plan import (
+    NoPlan,
+    Plan,
+    Status,
+    classify,
+    default_pins,
+    fails_whatever_splats_hold,
+    plan,
+    plan_explicit,
+)
+from benchop_hook.fixing.results import FileVerdict, Finding
+
+
+def judge_file(path: str, data: bytes | None, j: Judging) -> FileVerdict | None:
+    """One benchmark file's findings, and the import edits and renames its rewrite needs; None when nothing
+    in it concerns the changes."""
+    from benchop_hook.fixing.routes import routes
+
+    if data is None:
+        return None
+    az = analyze(path, data, j.new_p, j.old_p)
+    if az.mi.error:
+        return FileVerdict(path, data, error=az.mi.error)
+    findings: list[Finding] = []
+    for site in az.calls():
+        f = judge_call(site, j)
+        if f is not None:
+            findings.append(f)
+    routed, route_map = routes(az, findings, j.by_old)
+    imports, renames, notes = import_fixes(az.mi, j, route_map, imports_in_functions(data))
+    if not routed and not imports:
+        return None
+    return FileVerdict(path, data, tuple(routed), tuple(imports), renames, tuple(notes))
+
+
+def changes_reaching(site: CallSite, j: Judging) -> tuple[list[OpChange], int]:
+    """The changes of the classes that can reach the call and that matter to it; and how many classes
+    can."""
+    method = site.method
+    relevant: list[OpChange | None] = []
+    for a in sorted(site.atoms, key=repr):  # a set: in one order, so the change named is the same each run
+        if isinstance(a, ClassRef) and method is None:
+            relevant.append(j.by_new.get(a))
+        elif isinstance(a, Instance) and method is not None:
+            relevant.append(j.by_new.get(a.cls))
+        elif isinstance(a, Gone):
+            relevant.append(j.by_old.get(a.old))
+    changed = [c for c in relevant if c is not None]
+    if method is not None:
+        changed = [c for c in changed if change_signatures(c, method, j.new_p)[2]]
+    elif changed:
+        changed = [c for c in changed if c.edits or c.status in ("removed", "renamed", "moved")]
+    return changed, len(relevant)
+
+
+def judge_call(site: CallSite, j: Judging) -> Finding | None:
+    """The finding for one call; None when no change it can reach matters to it."""
+    method = site.method
+    changed, n_relevant = changes_reaching(site, j)
+    if not changed:
+        return None
+    op = "/".join(sorted({c.name for c in changed}))
+    unknown = UNKNOWN in site.atoms or len(changed) != n_relevant
+
+    # Every class that can reach the call must agree on the change.
+    def key(c: OpChange) -> object:
+        if method is None and not c.edits and c.status in ("renamed", "moved"):
+            # a class renamed or moved with its constructor unchanged needs no edit of the call itself
+            return None
+        return change_signatures(c, method, j.new_p)
+
+    keys = {key(c) for c in changed}
+    if unknown and site.via != "direct":
+        other = "other values" if UNKNOWN in site.atoms else "Ops whose signatures did not change"
+        return Finding(
+            site,
+            op,
+            Status.AMBIGUOUS,
+            f"reached through {site.via} by {op} and {other}",
+            why_not="the classes that can reach this call don't agree on one fix: update it by hand",
+            method=method,
+        )
+    if len(keys) > 1:
+        # Different changes may still need the same edit of this call: compare the outcomes.
+        distinct: dict[object, list[OpChange]] = {}
+        for c in changed:
+            distinct.setdefault(key(c), []).append(c)
+        outcomes = [
+            (", ".join(sorted(c.name for c in cs)), judge_one(site, op, cs[0], j)) for cs in distinct.values()
+        ]
+        return agreed(site, op, method, sorted(outcomes, key=lambda o: o[0]))
+    return judge_one(site, op, changed[0], j)
+
+
+def judge_one(site: CallSite, op: str, change: OpChange, j: Judging) -> Finding | None:
+    """The finding for a call reached by classes that all changed as `change` did."""
+    method = site.method
+    old_name = change.old.name if change.old is not None else change.name
+    if change.status == "removed":
+        return Finding(
+            site,
+            op,
+            Status.GONE,
+            f"{old_name} was removed and nothing replaced it",
+            why_not="no successor to rewrite to: remove or replace this benchmark case by hand",
+            method=method,
+        )
+    old_sig, new_sig, edits = change_signatures(change, method, j.new_p)
+    label = op if method is None else f"{op}.{'forward' if method == '__call__' else method}"
+    # A moved class still importable under the name the benchmark uses (a re-export) needs nothing.
+    name_gone = any(isinstance(a, Gone) for a in site.atoms)
+    if old_sig is None or new_sig is None:
+        if change.status in ("renamed", "moved") and not name_gone:
+            return None
+        if change.status in ("renamed", "moved") and change.new is not None:
+            return Finding(site, op, Status.GONE, f"{old_name} is now {change.new.name}", method=method)
+        return Finding(
+            site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method
+        )
+    args = site.args
+    if site.splat_dict is not None:
+        # A literal **dict: judged as the keywords it holds; the fix edits the dict's keys.
+        args = tuple(a for a in site.args if a.kind != "dstar") + tuple(
+            Arg("kw", k, v) for k, v in site.splat_dict
+        )
+    status, problem = classify(args, old_sig, new_sig, edits)
+    if status is Status.UNKNOWN:
+        return (explicit_fix(site, op, change, old_sig, new_sig, edits, j) if method is None else None) or (
+            Finding(
+                site,
+                op,
+                status,
+                problem,
+                why_not="left to the run: the repair loop fixes it from the traceback",
+                method=method,
+            )
+        )
+    if status is Status.STALE:
+        return Finding(
+            site,
+            op,
+            status,
+            problem,
+            why_not="it did not bind before this change either: fix it by hand",
+            method=method,
+        )
+    return _judge_binding(site, op, change, args, (old_sig, new_sig, tuple(edits)), status, problem, j)
+
+
+def _judge_binding(
+    site: CallSite,
+    op: str,
+    change: OpChange,
+    args: tuple[Arg, ...],
+    sigs: tuple[Signature, Signature, tuple[Edit, ...]],
+    status: Status,
+    problem: str,
+    j: Judging,
+) -> Finding | None:
+    """A call the old signature bound: nothing to do, a default to pin, or the planned edit."""
+    from benchop_hook.fixing.routes import route
+
+    method = site.method
+    old_sig, new_sig, edits = sigs
+    ref = change.new
+    dp = pins_for(site, ref, default_pins(args, old_sig, new_sig, edits), new_sig, j)
+    if status is Status.OK and not dp.pins:
+        return _still_binds(site, op, change, dp)
+    if status is Status.OK:
+        status, problem = Status.DEFAULT, f"relies on the default of '{dp.pins[0][0]}', which changed"
+    if site.splat_dict is not None:
+        problem += " (through a literal **dict)"
+    own, drops = (
+        test_checks(j.evidence, change.old or ref, ref, old_sig, new_sig, edits)
+        if method is None
+        else (None, None)
+    )
+    values = value_source(site, j.evidence, ref, new_sig, old_sig, edits)
+    p = plan(args, old_sig, new_sig, edits, values, dp.pins, site.scope_names, own, drops)
+    if not isinstance(p, NoPlan):
+        return Finding(site, op, status, problem, plan=p, info=dp.info, method=method)
+    # A choice with no home in the successor may have a class of its own in the same commit.
+    routable = (
+        method is None
+        and any(isinstance(a, Gone) for a in site.atoms)
+        and site.splat_dict is None
+        and change.status in ("renamed", "moved")
+        and change.new is not None
+    )
+    routed = route(site, op, change, p.choice, old_sig, status, problem, j) if routable and p.choice else None
+    return routed or Finding(
+        site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=dp.info, method=method
+    )
+
+
+def _still_binds(site: CallSite, op: str, change: OpChange, dp: DefaultPins) -> Finding | None:
+    """A call that binds the new signature with the same meaning: a changed default it relies on that
+    could not be pinned, a note, the class's new name to import, or nothing at all."""
+    method = site.method
+    if dp.hand:
+        return Finding(
+            site, op, Status.DEFAULT, dp.what, info=dp.info, method=method, hand=True, why_not=dp.hand_note
+        )
+    if dp.info:
+        return Finding(site, op, Status.DEFAULT, dp.info[0], info=dp.info, method=method)
+    name_gone = any(isinstance(a, Gone) for a in site.atoms)
+    if change.status in ("renamed", "moved") and name_gone and change.new is not None:
+        old_name = change.old.name if change.old is not None else change.name
+        return Finding(
+            site,
+            op,
+            Status.GONE,
+            f"{old_name} is now {change.new.qualname}",
+            info=dp.info,
+            method=method,
+            plan=Plan((), (f"{old_name} -> {change.new.name}",), "(unchanged arguments)"),
+        )
+    return None
+
+
+def explicit_fix(
+    site: CallSite,
+    op: str,
+    change: OpChange,
+    old_sig: Signature,
+    new_sig: Signature,
+    edits: Sequence[Edit],
+    j: Judging,
+) -> Finding | None:
+    """A constructor call with an opaque splat whose explicit arguments provably fail the new signature
+    (`X(dtype=dtype, **op_params)` once `dtype` is gone): their edit, with the splat left to the run."""
+    star = any(a.kind == "star" for a in site.args)
+    err = fails_whatever_splats_hold([a for a in site.args if a.kind in ("pos", "kw")], new_sig, star)
+    if err is None:
+        return None
+    _, drops = test_checks(j.evidence, change.old or change.new, change.new, old_sig, new_sig, edits)
+    p = plan_explicit(site.args, old_sig, new_sig, edits, drops, site.scope_names)
+    if p is None:
+        return None
+    splats = " and ".join(
+        ("*" if a.kind == "star" else "**") + a.source for a in site.args if a.kind in ("star", "dstar")
+    )
+    problem = f"TypeError: {err}, whatever {splats} hold{'s' if ' and ' not in splats else ''}"
+    if isinstance(p, NoPlan):
+        return Finding(site, op, Status.BROKEN, problem, why_not=f"not rewritten: it {p.reason}")
+    dropped = {o.index for o in p.ops if o.op == "drop"}
+    rest = any(a.kind in ("star", "dstar") and i not in dropped for i, a in enumerate(site.args))
+    info = (
+        (f"its explicit arguments rewritten; the rest is unknown: the run decides ({site.opaque})",)
+        if rest
+        else ()
+    )
+    return Finding(site, op, Status.BROKEN, problem, plan=p, info=info, rest_to_run=rest)
+
+
+def agreed(
+    site: CallSite, op: str, method: str | None, outcomes: list[tuple[str, Finding | None]]
+) -> Finding | None:
+    """One finding for a call several differently changed classes reach: theirs when every class's
+    outcome (status and rewrite) is the same; else one that names each class's fix."""
+
+    def outcome(f: Finding | None) -> object:
+        if f is None:
+            return None
+        if f.plan is not None and f.plan.ops and not f.hand:
+            return (
+                "rewrite",
+                f.plan.ops,
+            )  # the rewritten call is what has to agree, whatever each class's status
+        return (f.status, f.why_not, f.hand)
+
+    first = outcomes[0][1]
+    if all(outcome(f) == outcome(first) for _, f in outcomes):
+        if first is None:
+            return None
+        more = (f"the same rewrite for each of {op}",) if len(outcomes) > 1 else ()
+        return replace(first, op=op, info=first.info + more)
+    parts = []
+    for name, f in outcomes:
+        if f is None:
+            parts.append(f"{name}: no change needed")
+        elif f.plan is not None and f.plan.ops:
+            parts.append(f"{name}: {site.func_source}{f.plan.preview}")
+        else:
+            parts.append(f"{name}: {f.why_not or f.problem}")
+    return Finding(
+        site,
+        op,
+        Status.AMBIGUOUS,
+        f"reached by {op}, whose signatures changed differently",
+        why_not="the classes need different fixes, update it by hand: " + "; ".join(parts),
+        method=method,
+    )

@@ -15,6 +15,7 @@ from benchop_hook.git.target import Target, changed_files, resolve
 from benchop_hook.paths import Paths
 
 if TYPE_CHECKING:
+    from benchop_hook.run.job import Job
     from benchop_hook.run.runner import Warm
 
 
@@ -94,3 +95,30 @@ def interface_ctor_changed(
     return any(
         constructor_changed(blobs.get(specs[2 * i]), blobs.get(specs[2 * i + 1])) for i in range(len(touched))
     )
+
+
+def job_for(
+    opts: Options,
+    repo: gitrepo.RepoPaths,
+    cfg: config_mod.Config,
+    target: Target,
+    changes: list[gitrepo.Change] | tuple[gitrepo.Change, ...],
+) -> Job:
+    """What the run layer is asked to do: the command line over the config, checked (a bad value is a
+    usage error), as one frozen value. The run layer never sees `Options`."""
+    from benchop_hook.run.job import Job, settings
+
+    s = settings(
+        cfg,
+        timeout=opts.timeout,
+        max_iterations=opts.max_iterations,
+        gpus=opts.gpus,
+        repeats=opts.repeats if (opts.baseline or cfg.baseline) else None,
+        python=opts.python,
+        no_run=opts.no_run,
+        no_commit=opts.no_commit,
+        shard=opts.shard(),
+        only=opts.only,
+        baseline=opts.baseline,
+    )
+    return Job(repo, cfg, target, tuple(changes), s)

@@ -16,7 +16,7 @@ import os
 import sys
 
 from benchop_hook import config as config_mod
-from benchop_hook.commands.common import early_pytest, needs_work
+from benchop_hook.commands.common import early_pytest, job_for, needs_work
 from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
 from benchop_hook.git import repo as gitrepo
@@ -80,14 +80,17 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
     # What pre-commit passed chose the mode; it is no shard. The commit is the user's to make.
     opts = dataclasses.replace(opts, no_commit=True, files=(), only=only)
     with early_pytest(repo.root, opts, cfg) as warm:
+        from benchop_hook.fixing.static import static_pass
         from benchop_hook.git.lock import repo_lock
         from benchop_hook.paths import Paths
         from benchop_hook.report.render import summary_line
         from benchop_hook.run.execute import echo, execute
         from benchop_hook.run.tree_guard import tree_guard
 
+        job = job_for(opts, repo, cfg, target, changes)
         with repo_lock(repo.git_dir), tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
-            run = execute(opts, repo, cfg, target, changes, guard, warm=warm)
+            static = static_pass(repo, cfg, target, changes, only=job.settings.only)
+            run = execute(job, static, guard, warm=warm)
     echo(summary_line(run))
     if run.written:
         n = len(run.written)
@@ -143,9 +146,8 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
         from benchop_hook.run.execute import echo
 
         with repo_lock(repo.git_dir):
-            run = run_and_maybe_commit(
-                opts, repo, cfg, target, changes, merge_done=merge, flow_done=flow.done, warm=warm
-            )
+            job = job_for(opts, repo, cfg, target, changes)
+            run = run_and_maybe_commit(job, merge_done=merge, flow_done=flow.done, warm=warm)
     echo(summary_line(run))
     if run.status == "blocked":
         print(

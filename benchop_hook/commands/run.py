@@ -6,7 +6,7 @@ The run's steps are `execute.py`'s; the commit's assembly is `followup.py`'s.
 
 from __future__ import annotations
 
-from benchop_hook.commands.common import early_pytest, quick
+from benchop_hook.commands.common import early_pytest, job_for, quick
 from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_OK
 
@@ -31,7 +31,7 @@ def main(opts: Options) -> int:
         from benchop_hook.run.execute import echo
 
         with repo_lock(repo.git_dir):
-            run = run_and_maybe_commit(opts, repo, cfg, target, changes, warm=warm)
+            run = run_and_maybe_commit(job_for(opts, repo, cfg, target, changes), warm=warm)
     echo(summary_line(run))
     if opts.json:
         write_json(opts.json, run_json(run, target))

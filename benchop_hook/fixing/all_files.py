@@ -22,7 +22,7 @@ from benchop_hook.fixing.context import StaticContext, call_signature
 from benchop_hook.fixing.detect import Sources, evidence_for
 from benchop_hook.fixing.judging import Judging
 from benchop_hook.fixing.plan import Status, judge_now
-from benchop_hook.fixing.results import FileResult, Finding, Note, StaticResult
+from benchop_hook.fixing.results import FileResult, Finding, Note, StaticResult, shown_call
 from benchop_hook.git.last_commit import History
 from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
@@ -197,14 +197,17 @@ def judge_now_all(
             why = site.guard or "under a condition that may keep the classes it does not fit away"
             unknown.append(
                 Note(
-                    path, site.lineno, call_text(site), f"unknown: the run decides ({broken}, but only {why})"
+                    path,
+                    site.lineno,
+                    shown_call(site, site.method),
+                    f"unknown: the run decides ({broken}, but only {why})",
                 )
             )
         elif broken is not None:
             suspect[(site.lineno, site.col)] = (site, broken)
         elif any(st is Status.UNKNOWN for st, _ in verdicts):
             why = next(why for st, why in verdicts if st is Status.UNKNOWN)
-            unknown.append(Note(path, site.lineno, call_text(site), why))
+            unknown.append(Note(path, site.lineno, shown_call(site, site.method), why))
     return suspect, calls, classes, unknown
 
 
@@ -336,19 +339,3 @@ def unresolved_imports(path: str, mi: ModuleInfo, new_p: Project) -> list[Note]:
             continue  # a function or a constant, or beyond a star import: not a class, not lost
         out.append(Note(path, 0, f"from {module} import {name}", f"unresolved: {module} defines no {name}"))
     return out
-
-
-def call_text(site: CallSite) -> str:
-    """The call as the report shows it, cut at 72 characters."""
-    args = ", ".join(
-        a.source
-        if a.kind == "pos"
-        else f"{a.keyword}={a.source}"
-        if a.kind == "kw"
-        else ("*" if a.kind == "star" else "**") + a.source
-        for a in site.args
-    )
-    method = site.method
-    shown = method and method != "__call__" and not site.func_source.endswith(method)
-    text = f"{site.func_source}{f'.{method}' if shown else ''}({args})"
-    return text if len(text) <= 72 else text[:68] + "...)"

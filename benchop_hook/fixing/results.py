@@ -18,6 +18,21 @@ from benchop_hook.fixing.plan import ImportEdit, Plan, Status
 from benchop_hook.git.target import Target
 
 
+def shown_call(site: CallSite, method: str | None, limit: int = 72) -> str:
+    """A call as reports show it: its name (and the method called) and arguments, cut at `limit`."""
+    args = ", ".join(
+        a.source
+        if a.kind == "pos"
+        else f"{a.keyword}={a.source}"
+        if a.kind == "kw"
+        else ("*" if a.kind == "star" else "**") + a.source
+        for a in site.args
+    )
+    shown = method and method != "__call__" and not site.func_source.endswith(method)
+    text = f"{site.func_source}{f'.{method}' if shown else ''}({args})"
+    return text if len(text) <= limit else text[: limit - 4] + "...)"
+
+
 @dataclass(frozen=True)
 class Finding:
     """One benchmark call that a change concerns, judged."""
@@ -125,6 +140,22 @@ class FileResult:
     @property
     def changed(self) -> bool:
         return self.after is not None and self.after != self.before
+
+    def fix_lines(self) -> list[str]:
+        """The rewrites the static pass made in the file, one line each (the report's and the commit
+        body's)."""
+        out = []
+        for f in self.findings:
+            if f.fixed and f.plan is not None and f.plan.ops:
+                func = f.func_after + (f".{f.method}" if f.method and f.method != "__call__" else "")
+                out.append(
+                    f"{f.site.path}:{f.site.lineno}: {shown_call(f.site, f.method)} -> {func}{f.plan.preview}"
+                )
+        return out
+
+    def hand_edit(self) -> Finding:
+        """The first call in the file that needs a hand edit (what blocks it before any run)."""
+        return next(f for f in self.findings if f.needs_action and not f.runtime_candidate)
 
 
 @dataclass(frozen=True)

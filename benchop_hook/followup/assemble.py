@@ -10,33 +10,24 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
-from benchop_hook.commands.options import Options
-from benchop_hook.config import Config
 from benchop_hook.errors import EXIT_BLOCKED, BenchOpError
 from benchop_hook.fixing.results import FileResult
 from benchop_hook.git import repo as gitrepo
 from benchop_hook.git.commit import follow_up_commit, merge3, patch_applies, pre_commit_stash, touches
-from benchop_hook.git.repo import Change, RepoPaths
+from benchop_hook.git.repo import RepoPaths
 from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
 from benchop_hook.records.versus_parent import after_run, before_commit
 from benchop_hook.report.render import commit_message, run_json, write_json
-from benchop_hook.run.execute import LeftAlone, echo, execute
-from benchop_hook.run.outcome import Component, RunOutcome
+from benchop_hook.run.execute import LeftAlone, Static, echo, execute
+from benchop_hook.run.job import Job
+from benchop_hook.run.outcome import Component, FileOutcome, RunOutcome, components
 from benchop_hook.run.runner import Warm
 from benchop_hook.run.tree_guard import TreeGuard, read_bytes, save_patch, tree_guard
 
 
 def run_and_maybe_commit(
-    opts: Options,
-    repo: RepoPaths,
-    cfg: Config,
-    target: Target,
-    changes: list[Change],
-    *,
-    merge_done: bool = False,
-    flow_done: frozenset[str] = frozenset(),
-    warm: Warm | None = None,
+    job: Job, *, merge_done: bool = False, flow_done: frozenset[str] = frozenset(), warm: Warm | None = None
 ) -> RunOutcome:
     """The follow-up commit whenever the range ends at HEAD, unless --no-commit; else the working tree only.
 
@@ -45,28 +36,25 @@ def run_and_maybe_commit(
     Either way the numbers are compared with the parent's (--baseline) inside the tree guard, and
     recorded in git notes on the commit they measured. `warm`: the benchmark interpreter, started early.
     """
-    if target.mode == "range" and target.to_is_head and not opts.no_commit:
-        run = _with_commit(
-            opts, repo, cfg, target, changes, merge_done=merge_done, flow_done=flow_done, warm=warm
-        )
+    if job.target.mode == "range" and job.target.to_is_head and not job.settings.no_commit:
+        run = _with_commit(job, merge_done=merge_done, flow_done=flow_done, warm=warm)
     else:
-        with tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
-            run = execute(opts, repo, cfg, target, changes, guard, warm=warm)
-            run = before_commit(opts, repo, cfg, target, run)
-    return after_run(opts, repo, cfg, run)
+        with tree_guard(job.repo.root, job.repo.git_dir, Paths(job.cfg).bench) as guard:
+            run = execute(job, _static(job, "worktree"), guard, warm=warm)
+            run = before_commit(job, run)
+    return after_run(job, run)
 
 
-def _with_commit(
-    opts: Options,
-    repo: RepoPaths,
-    cfg: Config,
-    target: Target,
-    changes: list[Change],
-    *,
-    merge_done: bool,
-    flow_done: frozenset[str],
-    warm: Warm | None,
-) -> RunOutcome:
+def _static(job: Job, bench_from: str) -> Static:
+    from benchop_hook.fixing.static import static_pass
+
+    return static_pass(
+        job.repo, job.cfg, job.target, job.changes, bench_from=bench_from, only=job.settings.only
+    )
+
+
+def _with_commit(job: Job, *, merge_done: bool, flow_done: frozenset[str], warm: Warm | None) -> RunOutcome:
+    repo, target = job.repo, job.target
     root = repo.root
     assert target.to_rev is not None
     merge_done = merge_done or bool(os.environ.get("PRE_COMMIT_IS_SQUASH_MERGE"))
@@ -78,24 +66,13 @@ def _with_commit(
         )
     stash = pre_commit_stash()
     user = UserEdits(root, repo.git_dir, target.to_rev)
-    is_bench = Paths(cfg).bench
+    is_bench = Paths(job.cfg).bench
     with tree_guard(root, repo.git_dir, is_bench) as guard:
-        run = execute(
-            opts,
-            repo,
-            cfg,
-            target,
-            changes,
-            guard,
-            bench_from="target",
-            prepare=user.prepare,
-            finalize=False,
-            warm=warm,
-        )
+        run = execute(job, _static(job, "target"), guard, prepare=user.prepare, finalize=False, warm=warm)
         if not run.components and not run.excluded:
             return run  # nothing was written: nothing to commit
-        run = before_commit(opts, repo, cfg, target, run)  # the commit's table gains "vs parent"
-        files = assemble(run, guard, user, stash)
+        run = before_commit(job, run)  # the commit's table gains "vs parent"
+        run, files = assemble(run, guard, user, stash)
         if files:
             report = _save_report(repo, run, target)
             message = commit_message(run, files, full_report=report)
@@ -166,28 +143,34 @@ class UserEdits:
         )
 
 
-def assemble(run: RunOutcome, guard: TreeGuard, user: UserEdits, stash: bytes | None) -> dict[str, bytes]:
+def assemble(
+    run: RunOutcome, guard: TreeGuard, user: UserEdits, stash: bytes | None
+) -> tuple[RunOutcome, dict[str, bytes]]:
     """What the follow-up commit holds: the files of every component that passed, as committed content
     (the user's edits taken back out). A component whose files can't be separated from the user's edits is
-    blocked late and put back."""
+    blocked late and put back: the run comes back with those outcomes blocked."""
     files: dict[str, bytes] = {}
+    late: dict[int, FileOutcome] = {}
     for comp in run.components:
         if comp.bad:
             continue
         contents = _committed_contents(comp, guard, user, stash)
         if isinstance(contents, _Overlap):
             for o in comp.members:
-                o.status, o.late, o.patch = "blocked", True, contents.patch
-                o.reason = (
+                why = (
                     contents.why
                     if o.path == contents.path
                     else f"{contents.path}, which it shares, was left alone: {contents.why}"
                 )
+                late[id(o)] = replace(o, status="blocked", late=True, patch=contents.patch, reason=why)
             for p in comp.paths:
                 guard.restore(p)
             continue
         files.update(contents)
-    return files
+    if not late:
+        return run, files
+    outcomes = tuple(late.get(id(o), o) for o in run.outcomes)
+    return replace(run, outcomes=outcomes, components=components(list(outcomes))), files
 
 
 @dataclass(frozen=True)

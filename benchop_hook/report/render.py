@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from benchop_hook.analysis.changes import OpChange
-from benchop_hook.fixing.results import FileResult, Finding, StaticResult
+from benchop_hook.fixing.results import Finding, StaticResult, shown_call
 from benchop_hook.git.commit import TRAILER
 from benchop_hook.git.target import Target
 from benchop_hook.records.baseline import decorate_json, vs_parent_column
@@ -60,20 +60,7 @@ def change_lines(result: StaticResult) -> list[str]:
 
 
 def call_text(f: Finding, limit: int = 72) -> str:
-    s = f.site
-    args = ", ".join(
-        a.source
-        if a.kind == "pos"
-        else f"{a.keyword}={a.source}"
-        if a.kind == "kw"
-        else ("*" if a.kind == "star" else "**") + a.source
-        for a in s.args
-    )
-    func = s.func_source + (
-        f".{f.method}" if f.method and f.method != "__call__" and not s.func_source.endswith(f.method) else ""
-    )
-    text = f"{func}({args})"
-    return text if len(text) <= limit else text[: limit - 4] + "...)"
+    return shown_call(f.site, f.method, limit)
 
 
 def finding_line(f: Finding, *, fixed_word: str = "fix") -> list[str]:
@@ -230,21 +217,6 @@ def outcome_lines(o: FileOutcome) -> list[str]:
     return lines
 
 
-def fix_lines(fr: FileResult) -> list[str]:
-    """The rewrites the static pass made in a file, one line each (the report's and the commit body's)."""
-    out = []
-    for f in fr.findings:
-        if f.fixed and f.plan is not None and f.plan.ops:
-            func = f.func_after + (f".{f.method}" if f.method and f.method != "__call__" else "")
-            out.append(f"{f.site.path}:{f.site.lineno}: {call_text(f)} -> {func}{f.plan.preview}")
-    return out
-
-
-def hand_edit(fr: FileResult) -> Finding:
-    """The first call in a file that needs a hand edit (what blocks it before any run)."""
-    return next(f for f in fr.findings if f.needs_action and not f.runtime_candidate)
-
-
 def not_run_why(outcomes: list[FileOutcome]) -> str:
     """The reason files were not run, once: the shared one, or a pointer to the lines above."""
     reasons = {o.reason or "" for o in outcomes}
@@ -286,7 +258,7 @@ def run_json(run: RunOutcome, target: Target) -> dict[str, Any]:
         data["changes"], data["findings"] = [], []
     benches = [o.as_json() for o in run.outcomes]
     for fr in run.blocked_static:
-        f = hand_edit(fr)
+        f = fr.hand_edit()
         benches.append(
             {
                 "path": fr.path,

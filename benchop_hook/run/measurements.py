@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 
@@ -148,7 +148,7 @@ def for_case(case: str, props: Iterable[tuple[str, str]], stdout: str) -> list[N
     return nums if nums else from_text(case, stdout)
 
 
-def table(numbers: list[Number]) -> list[str]:
+def table(numbers: Sequence[Number]) -> list[str]:
     """Rows: case, latency, TFLOPS, bandwidth (first of each kind per case)."""
     cases: dict[str, dict[str, Number]] = {}
     for n in numbers:

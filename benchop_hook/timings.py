@@ -47,7 +47,7 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ),
     ("benchop_hook.git.last_commit", "History.base_for", "    all-files: last commit of a benchmark (git)"),
     ("benchop_hook.rewrite.edit", "rewrite", "  rewrite (libcst)"),
-    ("benchop_hook.report.render", "render_check", "report"),
+    ("benchop_hook.report.text", "render_check", "report"),
     # the run: what sits between the static pass and the numbers, and after them
     ("benchop_hook.run.runner", "start_warm", "start the benchmark interpreter early"),
     ("benchop_hook.run.execute", "write", "write the fixes"),

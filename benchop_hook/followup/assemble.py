@@ -18,7 +18,8 @@ from benchop_hook.git.repo import RepoPaths
 from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
 from benchop_hook.records.versus_parent import after_run, before_commit
-from benchop_hook.report.render import commit_message, run_json, write_json
+from benchop_hook.report.as_json import run_json, write_json
+from benchop_hook.report.message import commit_message
 from benchop_hook.run.execute import LeftAlone, Static, echo, execute
 from benchop_hook.run.job import Job
 from benchop_hook.run.outcome import Component, FileOutcome, RunOutcome, components

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 from benchop_hook.config import Config
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
 from benchop_hook.fixing.results import FileResult, StaticResult
-from benchop_hook.report.render import outcome_lines, render_check, unified_diff
+from benchop_hook.report.run import outcome_lines
+from benchop_hook.report.text import render_check, unified_diff
 from benchop_hook.run.gpus import choose_gpus
 from benchop_hook.run.job import Job
 from benchop_hook.run.notrun import CannotRun, Environment

@@ -7,8 +7,9 @@ works from. Each file is judged on its own, so with enough of them a forked chil
 
 from __future__ import annotations
 
+import difflib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import EditKind
@@ -60,11 +61,38 @@ def range_pass(
         commit_old_p=pr.old,
         successors=successors(cs.changes),
     )
-    files = judge_files(
-        src.bench, candidates(src.bench, paths, names), j, rewrite=rewrite, line_length=cfg.line_length
-    )
+    files_ = candidates(src.bench, paths, names)
+    mine = {p: authored_lines(_before(src, p), src.bench.read(p)) for p in files_}
+    files = judge_files(src.bench, files_, j, rewrite=rewrite, line_length=cfg.line_length, authored=mine)
     skipped += tuple((fr.path, fr.error) for fr in files if fr.error)
     return StaticResult(target, cs.changes, tuple(files), skipped, cs.op_files_changed), ctx
+
+
+def _before(src: Sources, path: str) -> bytes | None:
+    """A benchmark file as it was at the start of the range (through a rename); None when it is new."""
+    if src.old is None:
+        return None
+    old_path = next((c.old_path for c in src.changes if c.new_path == path and c.old_path), path)
+    return src.old.read(old_path)
+
+
+def authored_lines(before: bytes | None, after: bytes | None) -> frozenset[int]:
+    """The lines of `after` (1-based) that the range wrote or changed: every line of a new file, else the
+    lines a line diff against `before` inserts or replaces. A call on them was written for the new
+    signature."""
+    if after is None:
+        return frozenset()
+    new = after.splitlines()
+    if before is None:
+        return frozenset(range(1, len(new) + 1))
+    if before == after:
+        return frozenset()
+    out: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, before.splitlines(), new, autojunk=False)
+    for tag, _, _, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            out.update(range(j1 + 1, j2 + 1))
+    return frozenset(out)
 
 
 def successors(changes: Iterable[OpChange]) -> frozenset[ClassRef]:
@@ -109,7 +137,13 @@ def candidates(bench: Snapshot, paths: Paths, names: set[bytes]) -> list[str]:
 
 
 def judge_files(
-    bench: Snapshot, paths: list[str], j: Judging, *, rewrite: bool, line_length: int
+    bench: Snapshot,
+    paths: list[str],
+    j: Judging,
+    *,
+    rewrite: bool,
+    line_length: int,
+    authored: Mapping[str, frozenset[int]] | None = None,
 ) -> list[FileResult]:
     """Each file judged (on its own: with enough of them, a forked child takes some, and they come back
     in this order), then rewritten here. When a file is likely to be rewritten and a child shares the
@@ -122,7 +156,7 @@ def judge_files(
     likely = [b is not None and likely_rewritten(b, j.changes) for b in blobs]
     shared = sum(weights) >= JUDGE_FORK_WEIGHT and forked.can_fork()
     done = forked.map_split(
-        lambda k: judge_file(paths[k], blobs[k], j),
+        lambda k: judge_file(paths[k], blobs[k], j, (authored or {}).get(paths[k], frozenset())),
         range(len(paths)),
         weights,
         min_weight=JUDGE_FORK_WEIGHT,

@@ -26,15 +26,18 @@ from benchop_hook.fixing.plan import (
     classify,
     default_pins,
     fails_whatever_splats_hold,
+    judge_now,
     plan,
     plan_explicit,
 )
 from benchop_hook.fixing.results import FileVerdict, Finding
 
 
-def judge_file(path: str, data: bytes | None, j: Judging) -> FileVerdict | None:
+def judge_file(
+    path: str, data: bytes | None, j: Judging, authored: frozenset[int] = frozenset()
+) -> FileVerdict | None:
     """One benchmark file's findings, and the import edits and renames its rewrite needs; None when nothing
-    in it concerns the changes."""
+    in it concerns the changes. `authored`: the lines the range itself wrote or changed in this file."""
     from benchop_hook.fixing.routes import routes
 
     if data is None:
@@ -44,7 +47,8 @@ def judge_file(path: str, data: bytes | None, j: Judging) -> FileVerdict | None:
         return FileVerdict(path, data, error=az.mi.error)
     findings: list[Finding] = []
     for site in az.calls():
-        f = judge_call(site, j)
+        mine = any(n in authored for n in range(site.lineno, site.end_lineno + 1))
+        f = judge_authored(site, j) if mine else judge_call(site, j)
         if f is not None:
             findings.append(f)
     routed, route_map = routes(az, findings, j.by_old)
@@ -111,6 +115,41 @@ def judge_call(site: CallSite, j: Judging) -> Finding | None:
         ]
         return agreed(site, op, method, sorted(outcomes, key=lambda o: o[0]))
     return judge_one(site, op, changed[0], j)
+
+
+def judge_authored(site: CallSite, j: Judging) -> Finding | None:
+    """A call on a line the range itself wrote or changed was written for the new signature: it binds it or
+    it does not. The old signature, and which parameter an argument reached there, never apply to it."""
+    method = site.method
+    changed, _ = changes_reaching(site, j)
+    if not changed:
+        return None
+    op = "/".join(sorted({c.name for c in changed}))
+    unknown: str | None = None
+    for c in sorted(changed, key=lambda c: c.name):
+        if c.status == "removed":
+            return judge_one(site, op, c, j)
+        new_sig = change_signatures(c, method, j.new_p)[1]
+        if new_sig is None:
+            continue
+        status, why = judge_now(site.args, site.expanded_args, new_sig, site.opaque)
+        if status is Status.BROKEN:
+            return Finding(site, op, status, why, why_not=AUTHORED_BROKEN, method=method)
+        if status is Status.UNKNOWN:
+            unknown = why
+    if unknown is not None:
+        return Finding(site, op, Status.UNKNOWN, unknown, why_not="left to the run", method=method)
+    # It binds as written. Only a class it names under a name that is gone needs its import to follow.
+    renamed = [c for c in changed if c.status in ("renamed", "moved") and c.new is not None]
+    if len(changed) == 1 and renamed and any(isinstance(a, Gone) for a in site.atoms):
+        return _still_binds(site, op, renamed[0], DefaultPins())
+    return None
+
+
+AUTHORED_BROKEN = (
+    "not rewritten: this call was written in this change for the new signature, and it does not bind it: "
+    "fix it by hand"
+)
 
 
 def judge_one(site: CallSite, op: str, change: OpChange, j: Judging) -> Finding | None:

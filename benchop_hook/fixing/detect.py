@@ -68,6 +68,7 @@ def detect_changes(src: Sources, paths: Paths, pr: Projects) -> ChangeSet:
 
 
 _WORD_RUN = re.compile(rb"[A-Za-z0-9_]+")
+_CLASS = re.compile(rb"^class\s+(\w+)", re.M)  # a top-level class (one in a string only costs a parse)
 
 
 def _word_runs(blobs: Iterable[bytes | None]) -> bytes:
@@ -102,6 +103,10 @@ class _Detector:
             warm += [(self.new_p, c.new_path) for c in ops if c.new_path and self._detected(c.new_path)]
         answers = self.interface_changed(others, lambda: [p.at(path) for p, path in warm])
         changed = {id(c) for c, yes in zip(others, answers) if yes}
+        if changed or any(self._op(c) for c in src.changes):
+            # A class that left one file may have gone to another (modules merged or split): a file that
+            # gained classes is read too, or the class would look removed with no successor.
+            changed |= {id(c) for c in others if id(c) not in changed and self._gains_classes(c)}
         op_changes = [c for c in src.changes if self._op(c) or id(c) in changed]
         op_files_changed = bool(op_changes) or self._unparsed_changed(others, answers)
         if not op_changes or self.old_p is None:
@@ -196,6 +201,16 @@ class _Detector:
             # No op class inherits from a class of this module: its constructors reach no benchmark.
             out[i] = constructor_changed(*blobs[i]) if self.new_p.module_name(path) in ancestors else None
         return out
+
+    def _gains_classes(self, c: Change) -> bool:
+        """An interface file whose new version defines a top-level class its old version did not."""
+        if not c.new_path or not self.paths.interface(c.new_path):
+            return False
+        new = self.src.new.read(c.new_path)
+        if new is None or b"class " not in new:
+            return False
+        old = self.src.old.read(c.old_path) if c.old_path and self.src.old is not None else None
+        return bool(set(_CLASS.findall(new)) - set(_CLASS.findall(old or b"")))
 
     def _edited_interface(self, c: Change) -> tuple[bytes | None, bytes | None] | None:
         """Both sides of a change of an interface file whose bytes differ; None for any other change."""

@@ -95,7 +95,12 @@ def judge_call(site: CallSite, j: Judging) -> Finding | None:
         return change_signatures(c, method, j.new_p)
 
     keys = {key(c) for c in changed}
+    distinct: dict[object, list[OpChange]] = {}
+    for c in changed:
+        distinct.setdefault(key(c), []).append(c)
     if unknown and site.via != "direct":
+        if all(judge_one(site, op, cs[0], j) is None for cs in distinct.values()):
+            return None  # it binds unchanged for every changed class, and the others did not change
         other = "other values" if UNKNOWN in site.atoms else "Ops whose signatures did not change"
         return Finding(
             site,
@@ -107,9 +112,6 @@ def judge_call(site: CallSite, j: Judging) -> Finding | None:
         )
     if len(keys) > 1:
         # Different changes may still need the same edit of this call: compare the outcomes.
-        distinct: dict[object, list[OpChange]] = {}
-        for c in changed:
-            distinct.setdefault(key(c), []).append(c)
         outcomes = [
             (", ".join(sorted(c.name for c in cs)), judge_one(site, op, cs[0], j)) for cs in distinct.values()
         ]
@@ -195,6 +197,12 @@ def judge_one(site: CallSite, op: str, change: OpChange, j: Judging) -> Finding 
                 method=method,
             )
         )
+    if status is Status.STALE and site.guard is not None:
+        # A condition bench-op can't evaluate may keep the classes it does not fit away: as in --all-files,
+        # only a run can tell.
+        now = judge_now(args, None, new_sig, None)[1]
+        problem = f"unknown: the run decides ({now}, but only {site.guard})"
+        return Finding(site, op, Status.UNKNOWN, problem, why_not="left to the run", method=method)
     if status is Status.STALE:
         return Finding(
             site,

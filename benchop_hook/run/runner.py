@@ -160,6 +160,7 @@ class TestRecord:
     failure: Failure | None = None
     skip_reason: str | None = None
     gpu: str | None = None
+    when: str | None = None  # the phase that decided a failure or skip: "setup" for a skip marker
 
 
 @dataclass
@@ -588,6 +589,7 @@ def _read_plugin(path: str, res: RunResult) -> bool:
             _failure(t.get("exception")),
             t.get("skip_reason"),
             t.get("gpu"),
+            t.get("when"),
         )
         if rec.outcome == "failed" and rec.failure is None:
             rec.failure = Failure("Error", (t.get("longrepr") or "")[-1000:])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from benchop_hook.analysis.changes import OpChange
 from benchop_hook.git.commit import TRAILER
 from benchop_hook.records.baseline import vs_parent_column
 from benchop_hook.report.run import not_run_why
@@ -19,11 +20,13 @@ def commit_message(run: RunOutcome, files: Mapping[str, bytes], *, full_report: 
     """The follow-up commit's message: the subject names the Ops behind the committed files; the body lists
     only those Ops, then each rewrite, then a short numbers table; at most about MESSAGE_LINES lines, with
     how many more and where the whole report is (`full_report`)."""
+    # A call several classes reach (through a dict) names them all: 'CumprodFwdOp/CumsumFwdOp'.
     reached = {
-        f.op
+        name
         for fr in (run.result.files if run.result is not None else ())
         if fr.path in files
         for f in fr.findings
+        for name in f.op.split("/")
     }
     groups = [
         (c, kids)
@@ -32,11 +35,10 @@ def commit_message(run: RunOutcome, files: Mapping[str, bytes], *, full_report: 
     ]
     names = [os.path.basename(p) for p in sorted(files)]
     subject_files = ", ".join(names) if len(names) <= 2 else f"{len(names)} benchmark files"
-    ops = [c.name for c, _ in groups]
+    ops = [_named(c, kids, reached) for c, kids in groups]
     subject_ops = ", ".join(ops[:2]) + (f" and {len(ops) - 2} more" if len(ops) > 2 else "")
-    subject = (
-        f"bench-op: align {subject_files} with the new {subject_ops} interface{'s' if len(ops) > 1 else ''}"
-    )
+    many = len(ops) > 1 or "/" in subject_ops
+    subject = f"bench-op: align {subject_files} with the new {subject_ops} interface{'s' if many else ''}"
     body: list[str] = []
     for c, kids in groups:
         body.append(c.headline())
@@ -66,3 +68,12 @@ def commit_message(run: RunOutcome, files: Mapping[str, bytes], *, full_report: 
         where = f" in {full_report}" if full_report else " in the JSON report (`bench-op run --json PATH`)"
         body = [*body[:MESSAGE_LINES], f"... {more} more lines; the whole report is{where}"]
     return "\n".join([subject, "", *body, "", TRAILER, ""])
+
+
+def _named(change: OpChange, kids: list[OpChange], reached: set[str]) -> str:
+    """How the subject names a family of changes: the classes the committed files reach when they are one
+    or two, else the family (the base class whose change they inherit)."""
+    mine = sorted(k.name for k in kids if k.name in reached)
+    if change.name in reached or not mine or len(mine) > 2:
+        return change.name
+    return "/".join(mine)

@@ -94,7 +94,8 @@ def _columns() -> int:
 
 
 def _add(sub: _SubParsers, name: str, **kwargs: str) -> argparse.ArgumentParser:
-    return sub.add_parser(name, formatter_class=_Formatter, **kwargs)  # type: ignore[arg-type]  # argparse's stub types **kwargs as Any-valued
+    # allow_abbrev=False: `--all-file` or `--gpu 1` is an error, not a guess at what was meant
+    return sub.add_parser(name, formatter_class=_Formatter, allow_abbrev=False, **kwargs)  # type: ignore[arg-type]  # argparse's stub types **kwargs as Any-valued
 
 
 def _check(sub: _SubParsers) -> None:
@@ -179,6 +180,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bench-op",
         formatter_class=_Formatter,
+        allow_abbrev=False,
         description="Keep a kernel library's benchmarks building its Ops after their constructors change.",
     )
     parser.set_defaults(**Options.defaults())  # every field on every namespace: Options reads them plainly
@@ -294,6 +296,18 @@ def dispatch(opts: Options) -> int:
     return EXIT_USAGE
 
 
+def _json_to_stdout(opts: Options) -> int:
+    """`--json -`: the JSON is what standard output carries; the command's own lines go to stderr."""
+    from benchop_hook.report import out
+
+    out.stdout = sys.stdout
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            return dispatch(opts)
+    finally:
+        out.stdout = None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _terminate_as_interrupt()
@@ -307,7 +321,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return dispatch(Options.from_namespace(parse(argv)))
+        opts = Options.from_namespace(parse(argv))
+        if opts.json == "-":
+            return _json_to_stdout(opts)
+        return dispatch(opts)
     except BenchOpError as exc:
         print(f"bench-op: {exc.message}", file=sys.stderr)
         return exc.exit_code

@@ -57,7 +57,7 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("benchop_hook.run.repair", "repair_all", "run and repair the benchmark files"),
     ("benchop_hook.run.runner", "run_pytest", "  pytest sessions"),
     ("benchop_hook.records.notes", "write_note", "record the numbers in git notes"),
-    ("benchop_hook.followup.assemble", "_save_report", "save the report"),
+    ("benchop_hook.report.out", "write_json", "write a JSON report"),
 )
 
 # Modules whose import is itself a stage (its time, and when it happened).

@@ -13,7 +13,7 @@ def main(opts: Options) -> int:
         if not opts.quiet:
             print(f"bench-op: nothing to check: no Op file changed in {target.label}.")
         if opts.json:
-            from benchop_hook.report.as_json import write_json
+            from benchop_hook.report.out import write_json
 
             write_json(
                 opts.json,
@@ -21,7 +21,8 @@ def main(opts: Options) -> int:
             )
         return EXIT_OK
     from benchop_hook.fixing.static import restrict, static_pass
-    from benchop_hook.report.as_json import static_json, write_json
+    from benchop_hook.report.as_json import static_json
+    from benchop_hook.report.out import write_json
     from benchop_hook.report.text import render_check
 
     # The same plan as `fix` and the follow-up commit (the rewrite is made, and not written): the same

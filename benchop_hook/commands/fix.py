@@ -17,7 +17,8 @@ def main(opts: Options) -> int:
         return EXIT_OK
     from benchop_hook.fixing.results import not_written
     from benchop_hook.fixing.static import restrict, static_pass
-    from benchop_hook.report.as_json import static_json, write_json
+    from benchop_hook.report.as_json import static_json
+    from benchop_hook.report.out import write_json
     from benchop_hook.report.text import render_check, unified_diff
     from benchop_hook.run.tree_guard import write_file
 

@@ -142,7 +142,8 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
     with early_pytest(root, opts, cfg) as warm:
         from benchop_hook.followup.assemble import run_and_maybe_commit
         from benchop_hook.git.lock import repo_lock
-        from benchop_hook.report.as_json import run_json, write_json
+        from benchop_hook.report.as_json import run_json
+        from benchop_hook.report.out import write_json
         from benchop_hook.report.run import summary_line
         from benchop_hook.run.execute import echo
 

@@ -17,7 +17,7 @@ def main(opts: Options) -> int:
         if not opts.quiet:
             print(f"bench-op: nothing to do: no Op file changed in {target.label}.")
         if opts.json:
-            from benchop_hook.report.as_json import write_json
+            from benchop_hook.report.out import write_json
 
             write_json(
                 opts.json,
@@ -27,7 +27,8 @@ def main(opts: Options) -> int:
     with early_pytest(repo.root, opts, cfg) as warm:
         from benchop_hook.followup.assemble import run_and_maybe_commit
         from benchop_hook.git.lock import repo_lock
-        from benchop_hook.report.as_json import run_json, write_json
+        from benchop_hook.report.as_json import run_json
+        from benchop_hook.report.out import write_json
         from benchop_hook.report.run import summary_line
         from benchop_hook.run.execute import echo
 

@@ -18,8 +18,9 @@ from benchop_hook.git.repo import RepoPaths
 from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
 from benchop_hook.records.versus_parent import after_run, before_commit
-from benchop_hook.report.as_json import run_json, write_json
+from benchop_hook.report.as_json import run_json
 from benchop_hook.report.message import commit_message
+from benchop_hook.report.out import write_json
 from benchop_hook.run.execute import LeftAlone, Static, echo, execute
 from benchop_hook.run.job import Job
 from benchop_hook.run.outcome import Component, FileOutcome, RunOutcome, components
@@ -75,23 +76,26 @@ def _with_commit(job: Job, *, merge_done: bool, flow_done: frozenset[str], warm:
         run = before_commit(job, run)  # the commit's table gains "vs parent"
         run, files = assemble(run, guard, user, stash)
         if files:
-            report = _save_report(repo, run, target)
-            message = commit_message(run, files, full_report=report)
-            res = follow_up_commit(root, repo.git_dir, target.to_rev, files, message, is_bench)
+            report = _report_path(repo, target)
+            message = commit_message(run, files, full_report=os.path.relpath(report, root))
+            try:
+                res = follow_up_commit(root, repo.git_dir, target.to_rev, files, message, is_bench)
+            except BenchOpError:
+                write_json(report, run_json(run, target))
+                raise
             guard.keep_all()  # the working tree matches the commit now: nothing to undo
             run = replace(run, commit=res.sha)
+            write_json(report, run_json(run, target))  # with the commit it made
             echo(f"bench-op: committed {res.sha[:12]} {message.splitlines()[0]}")
             for w in res.warnings:
                 echo(f"bench-op: {w}")
     return _blocked_late(run)
 
 
-def _save_report(repo: RepoPaths, run: RunOutcome, target: Target) -> str:
-    """The whole report, for a commit message cut short: .git/bench-op/reports/<commit>.json."""
+def _report_path(repo: RepoPaths, target: Target) -> str:
+    """Where the whole report goes, for a commit message cut short: .git/bench-op/reports/<commit>.json."""
     name = f"{(target.to_rev or 'HEAD')[:12]}.json"
-    path = os.path.join(repo.git_dir, "bench-op", "reports", name)
-    write_json(path, run_json(run, target))
-    return os.path.relpath(path, repo.root)
+    return os.path.join(repo.git_dir, "bench-op", "reports", name)
 
 
 @dataclass

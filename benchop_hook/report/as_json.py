@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 from typing import Any
 
 from benchop_hook.fixing.results import StaticResult
@@ -26,16 +24,6 @@ def static_json(result: StaticResult) -> dict[str, Any]:
         out["unknown"] = [n.as_json() for n in result.unknown]
         out["unresolved"] = [n.as_json() for n in result.unresolved]
     return out
-
-
-def write_json(path: str, data: dict[str, Any]) -> None:
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, sort_keys=False)
-        f.write("\n")
-    os.replace(tmp, path)
 
 
 def run_json(run: RunOutcome, target: Target) -> dict[str, Any]:

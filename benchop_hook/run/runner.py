@@ -296,7 +296,9 @@ class _Output:
                 return
         if self.shown < _ECHO_LINES and _show(line, self.section):
             if any(p in line for p in _PROGRESS) and "::" in line:
-                line = f"{line}  ({time.monotonic() - self.start:.1f}s)"
+                # a clock since the session started (interpreter, imports, collection included), not the
+                # case's own duration: pytest's "N passed in X s" counts only the cases
+                line = f"{line}  (at {time.monotonic() - self.start:.1f} s)"
             self.echo(line)
             self.shown += 1
             if self.shown == _ECHO_LINES:

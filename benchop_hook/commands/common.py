@@ -15,7 +15,7 @@ from benchop_hook.git.target import Target, changed_files, resolve
 from benchop_hook.paths import Paths
 
 if TYPE_CHECKING:
-    from benchop_hook.run.job import Job
+    from benchop_hook.run.job import Job, RunSettings
     from benchop_hook.run.runner import Warm
 
 
@@ -50,6 +50,7 @@ def op_files_touched(cfg: config_mod.Config, changes: list[gitrepo.Change]) -> b
 def quick(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config, Target, list[gitrepo.Change] | None]:
     """Everything up to "is any op file in the diff?"; changes None means there is nothing to do."""
     repo, cfg = open_repo(opts)
+    run_settings(opts, cfg)  # a wrong --gpus, --timeout... is an error even when nothing changed
     target = resolve(
         repo.root, all_files=opts.all_files, from_ref=opts.from_ref, to_ref=opts.to_ref, staged=opts.staged
     )
@@ -97,18 +98,12 @@ def interface_ctor_changed(
     )
 
 
-def job_for(
-    opts: Options,
-    repo: gitrepo.RepoPaths,
-    cfg: config_mod.Config,
-    target: Target,
-    changes: list[gitrepo.Change] | tuple[gitrepo.Change, ...],
-) -> Job:
-    """What the run layer is asked to do: the command line over the config, checked (a bad value is a
-    usage error), as one frozen value. The run layer never sees `Options`."""
-    from benchop_hook.run.job import Job, settings
+def run_settings(opts: Options, cfg: config_mod.Config) -> RunSettings:
+    """The run's settings, the command line over the config, checked: a bad value is a usage error whether
+    or not there turns out to be work, so this is asked before anything decides there is none."""
+    from benchop_hook.run.job import settings
 
-    s = settings(
+    return settings(
         cfg,
         timeout=opts.timeout,
         max_iterations=opts.max_iterations,
@@ -121,4 +116,17 @@ def job_for(
         only=opts.only,
         baseline=opts.baseline,
     )
-    return Job(repo, cfg, target, tuple(changes), s)
+
+
+def job_for(
+    opts: Options,
+    repo: gitrepo.RepoPaths,
+    cfg: config_mod.Config,
+    target: Target,
+    changes: list[gitrepo.Change] | tuple[gitrepo.Change, ...],
+) -> Job:
+    """What the run layer is asked to do: the command line over the config, checked (a bad value is a
+    usage error), as one frozen value. The run layer never sees `Options`."""
+    from benchop_hook.run.job import Job
+
+    return Job(repo, cfg, target, tuple(changes), run_settings(opts, cfg))

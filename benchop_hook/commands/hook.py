@@ -16,7 +16,7 @@ import os
 import sys
 
 from benchop_hook import config as config_mod
-from benchop_hook.commands.common import early_pytest, job_for, needs_work
+from benchop_hook.commands.common import early_pytest, job_for, needs_work, run_settings
 from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
 from benchop_hook.git import repo as gitrepo
@@ -32,6 +32,7 @@ def main(opts: Options) -> int:
     for w in cfg.warnings:
         print(w, file=sys.stderr)
     opts = dataclasses.replace(opts, all_files=False, quiet=True)
+    run_settings(opts, cfg)  # a wrong hook argument is an error on every commit, not only on an Op change
     if opts.stage == "pre-commit":
         return _pre_commit(opts, repo, cfg)
     stage = _detect_stage(repo.git_dir) if opts.stage in (None, "follow-up") else opts.stage

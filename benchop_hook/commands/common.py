@@ -98,7 +98,9 @@ def interface_ctor_changed(
     )
 
 
-def run_settings(opts: Options, cfg: config_mod.Config) -> RunSettings:
+def run_settings(
+    opts: Options, cfg: config_mod.Config, *, affected: bool = False, no_run: bool = False
+) -> RunSettings:
     """The run's settings, the command line over the config, checked: a bad value is a usage error whether
     or not there turns out to be work, so this is asked before anything decides there is none."""
     from benchop_hook.run.job import settings
@@ -110,11 +112,12 @@ def run_settings(opts: Options, cfg: config_mod.Config) -> RunSettings:
         gpus=opts.gpus,
         repeats=opts.repeats if (opts.baseline or cfg.baseline) else None,
         python=opts.python,
-        no_run=opts.no_run,
+        no_run=opts.no_run or no_run,
         no_commit=opts.no_commit,
         shard=opts.shard(),
         only=opts.only,
         baseline=opts.baseline,
+        affected=affected,
     )
 
 
@@ -124,9 +127,12 @@ def job_for(
     cfg: config_mod.Config,
     target: Target,
     changes: list[gitrepo.Change] | tuple[gitrepo.Change, ...],
+    *,
+    affected: bool = False,
+    no_run: bool = False,
 ) -> Job:
     """What the run layer is asked to do: the command line over the config, checked (a bad value is a
     usage error), as one frozen value. The run layer never sees `Options`."""
     from benchop_hook.run.job import Job
 
-    return Job(repo, cfg, target, tuple(changes), run_settings(opts, cfg))
+    return Job(repo, cfg, target, tuple(changes), run_settings(opts, cfg, affected=affected, no_run=no_run))

@@ -78,8 +78,10 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
         only = frozenset(benches)
     else:
         return EXIT_OK
-    # What pre-commit passed chose the mode; it is no shard. The commit is the user's to make.
-    opts = dataclasses.replace(opts, no_commit=True, files=(), only=only)
+    # What pre-commit passed chose the mode; it is no shard. The commit is the user's to make. The
+    # benchmarks run here only when no follow-up stage will run them after the commit (pre-commit-run).
+    later = _runs_after_commit(repo.root, cfg)
+    opts = dataclasses.replace(opts, no_commit=True, files=(), only=only, no_run=opts.no_run or later)
     with early_pytest(repo.root, opts, cfg) as warm:
         from benchop_hook.fixing.static import static_pass
         from benchop_hook.git.lock import repo_lock
@@ -97,10 +99,21 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
         n = len(run.written)
         print(
             f"bench-op: rewrote {n} benchmark file{'s' if n != 1 else ''} for the new Op interface "
-            f"({', '.join(sorted(run.written))}): review them (git diff), git add them, and commit again."
+            f"({', '.join(sorted(run.written))}): review them (git diff), git add them, and commit again"
+            + ("; the follow-up stage runs them after the commit." if later else ".")
         )
         return EXIT_BLOCKED
     return run.exit_code
+
+
+def _runs_after_commit(root: str, cfg: config_mod.Config) -> bool:
+    """Whether the pre-commit stage leaves the run to the follow-up stage: `pre-commit-run = false`, or
+    "auto" with a follow-up hook installed (the run then happens once, after the commit)."""
+    if cfg.pre_commit_run != "auto":
+        return cfg.pre_commit_run == "false"
+    from benchop_hook.commands.install import follow_up_installed
+
+    return follow_up_installed(root) and cfg.run_after_commit != "never"
 
 
 def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, stage: str) -> int:
@@ -149,7 +162,10 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
         from benchop_hook.run.execute import echo
 
         with repo_lock(repo.git_dir):
-            job = job_for(opts, repo, cfg, target, changes)
+            after = cfg.run_after_commit
+            job = job_for(
+                opts, repo, cfg, target, changes, affected=after == "affected", no_run=after == "never"
+            )
             run = run_and_maybe_commit(job, merge_done=merge, flow_done=flow.done, warm=warm)
     echo(summary_line(run))
     if run.status == "blocked":

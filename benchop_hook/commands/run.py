@@ -33,7 +33,9 @@ def main(opts: Options) -> int:
         from benchop_hook.run.execute import echo
 
         with repo_lock(repo.git_dir):
-            run = run_and_maybe_commit(job_for(opts, repo, cfg, target, changes), warm=warm)
+            # `bench-op run` is the follow-up stage by hand: every function that builds a changed Op runs
+            job = job_for(opts, repo, cfg, target, changes, affected=cfg.run_after_commit == "affected")
+            run = run_and_maybe_commit(job, warm=warm)
     echo(summary_line(run))
     if opts.json:
         write_json(opts.json, run_json(run, target))

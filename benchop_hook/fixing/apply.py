@@ -22,7 +22,7 @@ def apply(v: FileVerdict, *, rewrite: bool, line_length: int) -> FileResult:
     """The file as rewritten for its findings' plans (or as `check` would have it), with each finding as it
     then stands."""
     findings = [_named(f, v.renames) for f in v.findings]
-    base = FileResult(v.path, tuple(findings), v.before, None, v.error, v.import_notes)
+    base = FileResult(v.path, tuple(findings), v.before, None, v.error, v.import_notes, reaches=v.reaches)
     if v.error:
         return base
     if not rewrite:

@@ -46,16 +46,20 @@ def judge_file(
     if az.mi.error:
         return FileVerdict(path, data, error=az.mi.error)
     findings: list[Finding] = []
+    reaches: list[str | None] = []
     for site in az.calls():
+        if changes_reaching(site, j)[0]:
+            reaches.append(site.qualfunction)
         mine = any(n in authored for n in range(site.lineno, site.end_lineno + 1))
         f = judge_authored(site, j) if mine else judge_call(site, j)
         if f is not None:
             findings.append(f)
     routed, route_map = routes(az, findings, j.by_old)
     imports, renames, notes = import_fixes(az.mi, j, route_map, imports_in_functions(data))
-    if not routed and not imports:
+    if not routed and not imports and not reaches:
         return None
-    return FileVerdict(path, data, tuple(routed), tuple(imports), renames, tuple(notes))
+    reached = tuple(dict.fromkeys(reaches))
+    return FileVerdict(path, data, tuple(routed), tuple(imports), renames, tuple(notes), reaches=reached)
 
 
 def changes_reaching(site: CallSite, j: Judging) -> tuple[list[OpChange], int]:

@@ -123,6 +123,9 @@ class FileVerdict:
     renames: Mapping[str, str] = field(default_factory=dict)  # imported name -> the successor's name
     import_notes: tuple[ImportNote, ...] = ()
     error: str | None = None  # the file could not be parsed
+    # The functions (pytest node ids' qualified names; None: not in a function) with a call that builds a
+    # changed class, whether or not the call needs anything: they run after the change.
+    reaches: tuple[str | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,7 @@ class FileResult:
     error: str | None = None
     import_notes: tuple[ImportNote, ...] = ()
     would_change: bool = False  # check mode: a rewrite is planned (libcst not run)
+    reaches: tuple[str | None, ...] = ()  # the functions that build a changed class (FileVerdict.reaches)
 
     @property
     def changed(self) -> bool:

@@ -48,8 +48,12 @@ def summary_line(run: RunOutcome) -> str:
     helpers = [o for o in run.outcomes if o.helper and o.status in ("passed", "not-run")]
     bad = len([o for o in run.outcomes if o.bad]) + len(run.blocked_static)
     parts = []
-    if done:
-        parts.append(f"{plural(len(done), 'benchmark file')} repaired and producing numbers")
+    repaired = [o for o in done if o.fixes or o.content is not None]
+    if repaired:
+        parts.append(f"{plural(len(repaired), 'benchmark file')} repaired and producing numbers")
+    if len(done) > len(repaired):
+        n = len(done) - len(repaired)
+        parts.append(f"{plural(n, 'benchmark file')} ran with numbers, nothing to fix")
     if not_run:
         parts.append(f"{plural(len(not_run), 'benchmark file')} fixed but not run ({not_run_why(not_run)})")
     if helpers:

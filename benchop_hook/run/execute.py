@@ -90,7 +90,8 @@ def _execute(
     result, ctx = static
     wrote = bool(result.changes or result.findings)
     echo(render_check(result, wrote=True).rsplit("\n", 1)[0] if wrote else render_check(result))
-    sel = select(result, ctx, job.settings.shard if job.target.mode != "all" else frozenset())
+    shard = job.settings.shard if job.target.mode != "all" else frozenset()
+    sel = select(result, ctx, shard, affected=job.settings.affected)
     if sel is None:
         if result.changes and not result.broken:
             echo("bench-op: no benchmark needs a change.")

@@ -26,6 +26,7 @@ class RunSettings:
     only: frozenset[str] | None = None  # all-files mode: just these benchmark files
     baseline: bool = False  # compare with the parent
     repeats: int = 3  # runs per side when both run now
+    affected: bool = False  # run every benchmark function that builds a changed class, fixed or not
 
 
 def settings(
@@ -41,6 +42,7 @@ def settings(
     shard: frozenset[str] = frozenset(),
     only: frozenset[str] | None = None,
     baseline: bool = False,
+    affected: bool = False,
 ) -> RunSettings:
     """The command line's values over the config's, checked: a bad value is a usage error whether or not
     there turns out to be work."""
@@ -55,7 +57,17 @@ def settings(
         raise UsageError("--repeats must be at least 1.")
     n = cfg.baseline_repeats if repeats is None else int(repeats)
     return RunSettings(
-        float(chosen_timeout), int(max_it), chosen_gpus, python, no_run, no_commit, shard, only, baseline, n
+        float(chosen_timeout),
+        int(max_it),
+        chosen_gpus,
+        python,
+        no_run,
+        no_commit,
+        shard,
+        only,
+        baseline,
+        n,
+        affected,
     )
 
 

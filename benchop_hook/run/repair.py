@@ -23,7 +23,7 @@ from benchop_hook.run.triage import verdict
 
 def node_targets(fr: FileResult) -> list[str]:
     """Only the test functions that build a changed Op, when that is all of it; else the whole file."""
-    funcs = {f.site.qualfunction for f in fr.findings}
+    funcs = {f.site.qualfunction for f in fr.findings} | set(fr.reaches)
     if not funcs or None in funcs:
         return [fr.path]
     try:

@@ -5,7 +5,7 @@ that import them."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from benchop_hook.analysis.modules import parse_source
 from benchop_hook.fixing.context import StaticContext
@@ -22,20 +22,24 @@ class Selection:
     uses: dict[str, frozenset[str]]  # benchmark file -> the changed helpers it imports
 
 
-def select(result: StaticResult, ctx: StaticContext, shard: frozenset[str]) -> Selection | None:
-    """What the run is about; None when no benchmark file needs anything."""
-    affected = [
-        fr
+def select(
+    result: StaticResult, ctx: StaticContext, shard: frozenset[str], *, affected: bool = False
+) -> Selection | None:
+    """What the run is about; None when no benchmark file needs anything. With `affected`, every file with
+    a function that builds a changed class runs too, fixed or not (the run is the proof); else only the
+    files the static pass fixed or left to the run, and only their functions that needed it."""
+    wanted = [
+        fr if affected else replace(fr, reaches=())
         for fr in result.files
-        if fr.findings and not fr.error and any(f.fixed or f.needs_action for f in fr.findings)
+        if not fr.error and ((affected and fr.reaches) or any(f.fixed or f.needs_action for f in fr.findings))
     ]
     if shard:
         # a shard: only these files, and the helpers without tests they may import
-        affected = [fr for fr in affected if fr.path in shard or not has_tests(fr.after or fr.before)]
-    if not affected:
+        wanted = [fr for fr in wanted if fr.path in shard or not has_tests(fr.after or fr.before)]
+    if not wanted:
         return None
-    hand = [fr for fr in affected if any(f.needs_action and not f.runtime_candidate for f in fr.findings)]
-    runnable = [fr for fr in affected if fr not in hand]
+    hand = [fr for fr in wanted if any(f.needs_action and not f.runtime_candidate for f in fr.findings)]
+    runnable = [fr for fr in wanted if fr not in hand]
     # A module without tests (a helper under benchmarks/) is checked by the benchmark files that import it.
     tested = [fr for fr in runnable if has_tests(fr.after or fr.before)]
     helpers: list[FileResult] = []

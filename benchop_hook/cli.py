@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from benchop_hook import __version__
 from benchop_hook.commands.options import Options
-from benchop_hook.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, BenchOpError
+from benchop_hook.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, BenchOpError
 
 if TYPE_CHECKING:
     _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -122,6 +122,9 @@ def _hook(sub: _SubParsers) -> None:
     p = _add(sub, "hook", help="what the git / pre-commit hooks call")
     p.add_argument("stage", choices=["pre-commit", "post-commit", "post-merge", "post-rewrite", "follow-up"])
     p.add_argument("--rewrite-command", help=argparse.SUPPRESS)  # post-rewrite's argument: rebase or amend
+    p.add_argument(
+        "--detached", nargs=2, metavar=("BASE", "COMMIT"), help=argparse.SUPPRESS
+    )  # a background run
     p.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     _add_run_options(p)
     p.add_argument("--json", metavar="PATH", help=argparse.SUPPRESS)
@@ -141,6 +144,10 @@ def _history(sub: _SubParsers) -> None:  # issue 14
     )
 
 
+def _status(sub: _SubParsers) -> None:
+    _add(sub, "status", help="the background runs: the one going on, the last results, their logs")
+
+
 def _install(sub: _SubParsers) -> None:
     _add(sub, "install", help="install plain git post-commit and post-merge hooks (no pre-commit needed)")
 
@@ -155,6 +162,7 @@ _COMMANDS = {
     "run": _run,
     "hook": _hook,
     "history": _history,
+    "status": _status,
     "install": _install,
     "uninstall": _uninstall,
 }
@@ -284,10 +292,14 @@ def dispatch(opts: Options) -> int:
         from benchop_hook.commands import hook
 
         return hook.main(opts)
-    if cmd == "history":  # issue 14
+    if cmd == "history":
         from benchop_hook.commands import history
 
         return history.main(opts)
+    if cmd == "status":
+        from benchop_hook.commands import status
+
+        return status.main(opts)
     if cmd in ("install", "uninstall"):
         from benchop_hook.commands import install
 
@@ -328,6 +340,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BenchOpError as exc:
         print(f"bench-op: {exc.message}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:
+        # The reader went away (`bench-op status | head -1`): nothing more to say, and nothing went wrong.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         print("bench-op: interrupted; nothing of yours was changed.", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -4,6 +4,7 @@ to do."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -19,8 +20,20 @@ if TYPE_CHECKING:
     from benchop_hook.run.runner import Warm
 
 
+def tell_finished_runs(repo: gitrepo.RepoPaths) -> None:
+    """One line about a background run that finished since the user last heard from bench-op."""
+    if not os.path.isdir(os.path.join(repo.git_dir, "bench-op", "background")):
+        return  # (one stat on the no-op path)
+    from benchop_hook.followup.background import unseen_line
+
+    line = unseen_line(repo)
+    if line:
+        print(line, file=sys.stderr)
+
+
 def open_repo(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config]:
     repo = gitrepo.find_repo(opts.directory)
+    tell_finished_runs(repo)
     cfg = config_mod.load(repo.root)
     for w in cfg.warnings:
         print(w, file=sys.stderr)

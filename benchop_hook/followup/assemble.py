@@ -238,3 +238,37 @@ def _blocked_late(run: RunOutcome) -> RunOutcome:
             reason="; ".join(f"{fr.path}: {why}" for fr, why in run.excluded),
         )
     return run
+
+
+def commit_in_place(job: Job, run: RunOutcome) -> RunOutcome:
+    """A run made elsewhere (a worktree at `job.target.to_rev`) landed in the user's repository: its files
+    written into the working tree with the user's unstaged edits kept (or left alone, with a patch, where
+    they overlap), and committed as the follow-up commit on HEAD, which must still be that commit."""
+    repo, target = job.repo, job.target
+    assert target.to_rev is not None
+    user = UserEdits(repo.root, repo.git_dir, target.to_rev)
+    is_bench = Paths(job.cfg).bench
+    files: dict[str, bytes] = {}
+    left: list[tuple[FileResult, str]] = []
+    with tree_guard(repo.root, repo.git_dir, is_bench) as guard:
+        for path, fixed in sorted(run.written.items()):
+            before = gitrepo.git(repo.root, "show", f"{target.to_rev}:{path}", check=False).stdout
+            fr = FileResult(path, before=before, after=fixed)
+            prepared = user.prepare(fr)
+            if isinstance(prepared, LeftAlone):
+                left.append((fr, prepared.reason))
+                echo(f"bench-op: {path}: left alone: {prepared.reason}")
+                continue
+            guard.write(path, prepared)
+            files[path] = fixed
+        if files:
+            report = _report_path(repo, target)
+            message = commit_message(run, files, full_report=os.path.relpath(report, repo.root))
+            res = follow_up_commit(repo.root, repo.git_dir, target.to_rev, files, message, is_bench)
+            guard.keep_all()
+            run = replace(run, commit=res.sha)
+            write_json(report, run_json(run, target))
+            echo(f"bench-op: committed {res.sha[:12]} {message.splitlines()[0]}")
+    if left:
+        run = replace(run, excluded=run.excluded + tuple(left))
+    return _blocked_late(after_run(job, run))

@@ -273,7 +273,7 @@ def _run(env: _Env, sel: Selection, runnable: list[FileResult]) -> tuple[list[Fi
         write=env.guard.write,
         read=env.guard.read,
         log_dir=os.path.join(job.repo.git_dir, "bench-op", "logs"),
-        extra_env={"CUDA_VISIBLE_DEVICES": gpus[0]} if len(gpus) == 1 else {},
+        extra_env={**dict(job.settings.env), **({"CUDA_VISIBLE_DEVICES": gpus[0]} if len(gpus) == 1 else {})},
         env=Environment.of(job.repo.root, interp.path, list(job.changes)),
         warm=env.warm,
     )

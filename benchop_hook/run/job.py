@@ -27,6 +27,7 @@ class RunSettings:
     baseline: bool = False  # compare with the parent
     repeats: int = 3  # runs per side when both run now
     affected: bool = False  # run every benchmark function that builds a changed class, fixed or not
+    env: tuple[tuple[str, str], ...] = ()  # more environment for the benchmark sessions
 
 
 def settings(

@@ -58,7 +58,17 @@ def evidence_for(src: Sources, paths: Paths, new_p: Project, old_p: Project | No
         for c in src.changes
         if (c.old_path and paths.test(c.old_path)) or (c.new_path and paths.test(c.new_path))
     ]
-    return TestEvidence(new_p, old_p, tests, changed_tests)
+    # Where the commit's own edits of a call can show its fix: the tests, and the workloads and examples
+    # (interface files) it changed; never the benchmarks (what is fixed) or the op files (the change).
+    examples = [
+        (c.old_path, c.new_path)
+        for c in src.changes
+        if c.old_path
+        and c.new_path
+        and c.new_path.endswith(".py")
+        and (paths.test(c.new_path) or (paths.interface(c.new_path) and not paths.op(c.new_path)))
+    ]
+    return TestEvidence(new_p, old_p, tests, changed_tests, examples)
 
 
 def detect_changes(src: Sources, paths: Paths, pr: Projects) -> ChangeSet:

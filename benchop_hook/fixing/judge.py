@@ -7,12 +7,13 @@ the updated tests' evidence and the configuration come in as one frozen `Judging
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from benchop_hook.analysis.callsites import UNKNOWN, Arg, CallSite, Gone, Instance
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import Edit
+from benchop_hook.analysis.examples import Learned, bound_args
 from benchop_hook.analysis.locate import analyze
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.signatures import Signature
@@ -20,17 +21,22 @@ from benchop_hook.fixing.context import change_signatures, value_source
 from benchop_hook.fixing.imports import import_fixes, imports_in_functions
 from benchop_hook.fixing.judging import DefaultPins, Judging, pins_for, test_checks
 from benchop_hook.fixing.plan import (
+    ArgOp,
     NoPlan,
     Plan,
     Status,
+    Value,
+    applied,
     classify,
     default_pins,
     fails_whatever_splats_hold,
     judge_now,
     plan,
     plan_explicit,
+    preview_of,
+    targets_of,
 )
-from benchop_hook.fixing.results import FileVerdict, Finding
+from benchop_hook.fixing.results import Example, FileVerdict, Finding, shown_call
 
 
 def judge_file(
@@ -247,10 +253,22 @@ def _judge_binding(
         if method is None
         else (None, None)
     )
-    values = value_source(site, j.evidence, ref, new_sig, old_sig, edits)
-    p = plan(args, old_sig, new_sig, edits, values, dp.pins, site.scope_names, own, drops)
+    learned = (
+        j.evidence.learned(change.old, ref, old_sig, new_sig)
+        if method is None and change.old and ref
+        else None
+    )
+    taught = from_the_commit(learned, site, args, old_sig, new_sig)
+    if isinstance(taught, str):
+        return Finding(
+            site, op, status, problem, why_not=f"not rewritten: {taught}", info=dp.info, method=method
+        )
+    values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, taught.values)
+    p = plan(args, old_sig, new_sig, edits, values, dp.pins + taught.extras, site.scope_names, own, drops)
     if not isinstance(p, NoPlan):
-        return Finding(site, op, status, problem, plan=p, info=dp.info, method=method)
+        p = in_place(p, args, learned, old_sig, new_sig)
+        ex = _example(learned) if taught.values or taught.extras else None
+        return Finding(site, op, status, problem, plan=p, info=dp.info, method=method, example=ex)
     # A choice with no home in the successor may have a class of its own in the same commit.
     routable = (
         method is None
@@ -288,6 +306,91 @@ def _still_binds(site: CallSite, op: str, change: OpChange, dp: DefaultPins) -> 
             plan=Plan((), (f"{old_name} -> {change.new.name}",), "(unchanged arguments)"),
         )
     return None
+
+
+@dataclass(frozen=True)
+class Taught:
+    """What the commit's own edits teach for one call: values of new parameters, and the rest of the edit."""
+
+    values: Mapping[str, Value] = field(default_factory=dict)
+    extras: tuple[tuple[str, str, str], ...] = ()  # (param, value, note): the edit sets them too
+
+
+def from_the_commit(
+    learned: Learned | None, site: CallSite, args: Sequence[Arg], old_sig: Signature, new_sig: Signature
+) -> Taught | str:
+    """The template the commit's pairs agree on, applied to this call's own arguments (the reason to
+    report it instead when the tests' edit does more than bench-op could repeat here)."""
+    if learned is None or learned.template is None:
+        return Taught()
+    bv = bound_args(args, old_sig)
+    if bv is None:
+        return Taught()
+    n = len(learned.pairs)
+    why = f"as {learned.cited} changed it ({n} pair{'s' if n != 1 else ''} of the commit's own edits agree)"
+    values: dict[str, Value] = {}
+    extras: list[tuple[str, str, str]] = []
+    for param, expr in learned.template.sets:
+        src = expr.render(bv)
+        unnamed = expr.free - site.scope_names
+        if src is None or unnamed:
+            continue  # this call passes no value the template needs, or can't name what it uses
+        if old_sig.get(param) is not None and param in bv and bv[param].strip() != src.strip():
+            return f"the commit's own edit also changes {param} ({learned.cited}): update it by hand"
+        target = new_sig.get(param)
+        if target is not None and target.required and old_sig.get(param) is None:
+            values[param] = Value(src, why)
+        elif param not in bv:
+            extras.append((param, src, f"{param}={src} added: {why}"))
+    return Taught(values, tuple(extras))
+
+
+def _example(learned: Learned | None) -> Example | None:
+    if learned is None or not learned.pairs:
+        return None
+    first = learned.pairs[0]
+    return Example(
+        first.new.path,
+        first.new.lineno,
+        shown_call(first.old, None, 200),
+        shown_call(first.new, None, 200),
+        len(learned.pairs),
+    )
+
+
+def in_place(
+    p: Plan, args: Sequence[Arg], learned: Learned | None, old_sig: Signature, new_sig: Signature
+) -> Plan:
+    """A value the commit's template builds from an argument goes where that argument was, as the engineers
+    wrote it (`M=m, N=n` -> `normalized_shape=(n,)` in N's place), when that binds the same."""
+    if learned is None or learned.template is None:
+        return p
+    slots = {q: i for i, q in enumerate(targets_of(args, old_sig) or [])}
+    ops = list(p.ops)
+    for param, expr in learned.template.sets:
+        add = next((o for o in ops if o.op == "add_kw" and o.name == param), None)
+        first = next((t for t, is_param in expr.pieces if is_param), None)
+        i = slots.get(first) if first is not None else None
+        drop = next((o for o in ops if o.op == "drop" and o.index == i), None)
+        taken = next((o for o in ops if o.op == "set" and o.index == i), None)
+        if add is None or i is None or (drop is None and taken is None):
+            continue
+        # The first value built from the argument takes its place; the next ones follow it.
+        new_op = (
+            ArgOp("set", i, param, add.value) if drop is not None else ArgOp("after", i, param, add.value)
+        )
+        moved = [new_op if o is drop else o for o in ops if o is not add]
+        if drop is None:
+            moved.append(new_op)
+        after = applied(args, moved)
+        keyword_seen = False
+        ok = True
+        for a in after:
+            keyword_seen = keyword_seen or a.kind == "kw"
+            ok = ok and not (keyword_seen and a.kind == "pos")
+        if ok and bound_args(after, new_sig) == bound_args(applied(args, ops), new_sig):
+            ops = moved
+    return p if ops == list(p.ops) else Plan(tuple(ops), p.notes, preview_of(args, ops))
 
 
 def explicit_fix(

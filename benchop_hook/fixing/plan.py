@@ -36,7 +36,9 @@ class Status(str, Enum):
 
 @dataclass(frozen=True)
 class ArgOp:
-    op: str  # "drop", "rename", "to_kw", "add_kw"
+    # "drop", "rename", "to_kw", "add_kw"; "set": the argument becomes name=value, in its place; "after":
+    # name=value is added right after the argument (after its "set")
+    op: str
     index: int | None = None  # position in the call's argument list
     name: str | None = None
     value: str | None = None
@@ -69,6 +71,11 @@ def shape(args: Sequence[Arg]) -> CallShape:
         any(a.kind == "star" for a in args),
         any(a.kind == "dstar" for a in args),
     )
+
+
+def targets_of(args: Sequence[Arg], sig: Signature) -> list[str] | None:
+    """The parameter each argument reaches, in order; None when the arguments don't bind `sig`."""
+    return _targets(args, sig)
 
 
 def _targets(args: Sequence[Arg], sig: Signature) -> list[str] | None:
@@ -556,6 +563,29 @@ def _preview(args: Sequence[Arg]) -> str:
         )
         + ")"
     )
+
+
+def applied(args: Sequence[Arg], ops: Sequence[ArgOp]) -> list[Arg]:
+    """The argument list after `ops`, in the order the rewrite writes it: each argument in its place (or
+    gone), then the added keywords before any **splat."""
+    by_index = {op.index: op for op in ops if op.index is not None and op.op != "after"}
+    out: list[Arg] = []
+    for i, a in enumerate(args):
+        op = by_index.get(i)
+        if op is None:
+            out.append(a)
+        elif op.op in ("rename", "to_kw"):
+            out.append(Arg("kw", op.name, a.source))
+        elif op.op == "set":
+            out.append(Arg("kw", op.name, op.value or ""))
+        out.extend(Arg("kw", o.name, o.value or "") for o in ops if o.op == "after" and o.index == i)
+    at = next((k for k, a in enumerate(out) if a.kind == "dstar"), len(out))
+    adds = [Arg("kw", op.name, op.value or "") for op in ops if op.op == "add_kw"]
+    return out[:at] + adds + out[at:]
+
+
+def preview_of(args: Sequence[Arg], ops: Sequence[ArgOp]) -> str:
+    return _preview(applied(args, ops))
 
 
 # -- the edits a rewrite applies (libcst applies them: `rewrite.py`; these are plain data)

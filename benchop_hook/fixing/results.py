@@ -34,6 +34,28 @@ def shown_call(site: CallSite, method: str | None, limit: int = 72) -> str:
 
 
 @dataclass(frozen=True)
+class Example:
+    """The commit's own edit a fix repeats: the first pair of an old call and its new call, and how many
+    pairs agree."""
+
+    path: str
+    line: int
+    old: str
+    new: str
+    agreeing: int
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "kind": "example",
+            "path": self.path,
+            "line": self.line,
+            "old": self.old,
+            "new": self.new,
+            "agreeing": self.agreeing,
+        }
+
+
+@dataclass(frozen=True)
 class Finding:
     """One benchmark call that a change concerns, judged."""
 
@@ -52,6 +74,7 @@ class Finding:
     )
     route: ClassRef | None = None  # the class the call is rewritten to, when not its Op's successor
     renamed_func: str | None = None  # the called name once the file's imports follow a renamed Op
+    example: Example | None = None  # the commit's own edit the fix repeats
 
     @property
     def func_after(self) -> str:
@@ -87,6 +110,7 @@ class Finding:
             "call_after": self.func_after + method,
             "route": self.route.qualname if self.route else None,
             "rest_to_run": self.rest_to_run,
+            "evidence": self.example.as_json() if self.example else None,
         }
 
 

@@ -50,6 +50,7 @@ def commit_message(run: RunOutcome, files: Mapping[str, bytes], *, full_report: 
     rewrites = [f"- {fx}" for o in mine for fx in o.fixes]
     if rewrites:
         body += ["", "Rewrites:", *rewrites]
+    body += _learned_lines(run, files)
     numbered = [o for o in mine if o.numbers]
     for o in numbered:
         body += ["", f"Numbers for {o.path}" + (f" on {o.device}" if o.device else "") + ":"]
@@ -77,3 +78,18 @@ def _named(change: OpChange, kids: list[OpChange], reached: set[str]) -> str:
     if change.name in reached or not mine or len(mine) > 2:
         return change.name
     return "/".join(mine)
+
+
+def _learned_lines(run: RunOutcome, files: Mapping[str, bytes]) -> list[str]:
+    """One line per Op whose fix repeats the commit's own edit of its calls."""
+    learned = {
+        (f.op, f.example.path, f.example.line, f.example.agreeing)
+        for fr in (run.result.files if run.result is not None else ())
+        if fr.path in files
+        for f in fr.findings
+        if f.fixed and f.example is not None
+    }
+    return [
+        f"Learned from the commit's own edits: {op} as {path}:{line} changed it ({n} agreeing)."
+        for op, path, line, n in sorted(learned)
+    ]

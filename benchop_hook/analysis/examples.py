@@ -289,3 +289,17 @@ def from_old_calls(src: str, pairs: Iterable[Pair]) -> str | None:
             if d is not None and d in inside:
                 return p.where
     return None
+
+
+def pair_free_names(pair: Pair) -> set[str]:
+    """Every name the new call of a pair uses: a pair read only to see what its edit did (not to repeat
+    it) needs no module-level check."""
+    out: set[str] = set()
+    for a in pair.new.args:
+        try:
+            out.update(
+                n.id for n in ast.walk(ast.parse(a.source.strip(), mode="eval")) if isinstance(n, ast.Name)
+            )
+        except SyntaxError:
+            continue
+    return out

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 
 from benchop_hook.analysis.callsites import UNKNOWN, Arg, CallSite, Gone, Instance
 from benchop_hook.analysis.changes import OpChange
-from benchop_hook.analysis.edits import Edit
-from benchop_hook.analysis.examples import Learned, bound_args
+from benchop_hook.analysis.edits import Edit, EditKind
+from benchop_hook.analysis.examples import Learned, bound_args, pair_free_names, template_of
 from benchop_hook.analysis.locate import analyze
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.signatures import Signature
@@ -259,6 +259,10 @@ def _judge_binding(
         else None
     )
     taught = from_the_commit(learned, site, args, old_sig, new_sig)
+    if not isinstance(taught, str):
+        taught = retyped(edits, args, old_sig, new_sig, learned) or folded(
+            change, args, old_sig, new_sig, j, taught
+        )
     if isinstance(taught, str):
         return Finding(
             site, op, status, problem, why_not=f"not rewritten: {taught}", info=dp.info, method=method
@@ -321,11 +325,13 @@ def from_the_commit(
 ) -> Taught | str:
     """The template the commit's pairs agree on, applied to this call's own arguments (the reason to
     report it instead when the tests' edit does more than bench-op could repeat here)."""
-    if learned is None or learned.template is None:
+    if learned is None:
         return Taught()
     bv = bound_args(args, old_sig)
     if bv is None:
         return Taught()
+    if learned.template is None:
+        return _half(learned, bv, old_sig, new_sig) or Taught()
     n = len(learned.pairs)
     why = f"as {learned.cited} changed it ({n} pair{'s' if n != 1 else ''} of the commit's own edits agree)"
     values: dict[str, Value] = {}
@@ -356,6 +362,124 @@ def _example(learned: Learned | None) -> Example | None:
         shown_call(first.new, None, 200),
         len(learned.pairs),
     )
+
+
+def _half(learned: Learned, bv: Mapping[str, str], old_sig: Signature, new_sig: Signature) -> str | None:
+    """Whether dropping this call's arguments of removed parameters would be half of what the commit's own
+    edits did: a pair that dropped one also set another parameter this call does not pass. With no template
+    the pairs agree on, that edit can't be repeated: it is reported instead."""
+    for pair in learned.pairs:
+        t = template_of(pair, old_sig, new_sig, frozenset(pair_free_names(pair)))
+        if isinstance(t, str):
+            continue
+        dropped = [q for q in t.dropped if q in bv]
+        added = [p for p, _ in t.sets if p not in bv and not _required(new_sig, p)]
+        if dropped and added:
+            return (
+                f"the commit's own edit at {pair.where} drops {', '.join(dropped)} and sets "
+                f"{', '.join(added)} too, and its pairs don't agree on one edit ({learned.why_not}): "
+                "update it by hand"
+            )
+    return None
+
+
+def folded(
+    change: OpChange, args: Sequence[Arg], old_sig: Signature, new_sig: Signature, j: Judging, taught: Taught
+) -> str | Taught:
+    """Parameters folded into a config object: the keywords this call passes for removed parameters are
+    fields of the class a new parameter takes (`Collector(backend=..., timeout=t)` ->
+    `Collector(server=ServerConfig(backend=..., timeout=t))`). Dropping them one by one cannot be right: it
+    is reported, unless the commit's own edits show how to build that parameter (then `taught` stands)."""
+    bv = bound_args(args, old_sig) or {}
+    gone = [p for p in bv if new_sig.get(p) is None]
+    if not gone or change.new is None:
+        return taught
+    for q in new_sig.params:
+        if (
+            old_sig.get(q.name) is not None
+            or q.name in taught.values
+            or any(x[0] == q.name for x in taught.extras)
+        ):
+            continue
+        for cls in _classes_named(q.annotation, q.default):
+            ref = j.new_p.resolve_name(change.new.module, cls)
+            sig = j.new_p.constructor(ref) if isinstance(ref, ClassRef) else None
+            fields = [p for p in gone if sig is not None and sig.get(p) is not None]
+            if fields:
+                return (
+                    f"{', '.join(fields)} moved into {cls}, which the new parameter '{q.name}' takes: build "
+                    f"{q.name}={cls}(...) by hand"
+                )
+    return taught
+
+
+def _classes_named(annotation: str | None, default: str | None) -> list[str]:
+    """Class names a parameter's annotation or default names (`ServerConfig`, `Optional[ServerConfig]`,
+    `ServerConfig | None`, a default `ServerConfig()`)."""
+    import re
+
+    text = " ".join(t for t in (annotation, default) if t)
+    return [
+        n
+        for n in dict.fromkeys(re.findall(r"\b([A-Z][A-Za-z0-9_]*)\b", text))
+        if n not in ("Optional", "None", "Union")
+    ]
+
+
+def retyped(
+    edits: Sequence[Edit],
+    args: Sequence[Arg],
+    old_sig: Signature,
+    new_sig: Signature,
+    learned: Learned | None,
+) -> str | None:
+    """A rename carries a slot, not its values: a keyword renamed to a parameter of another type (its
+    annotation, or its default's class, changed; or the value is an attribute of a class the new annotation
+    does not name) is reported with both types, unless the commit's own edits show how values map."""
+    bv = bound_args(args, old_sig) or {}
+    taught = {p for p, _ in learned.template.sets} if learned is not None and learned.template else set()
+    for e in edits:
+        if e.kind is not EditKind.RENAMED or e.name not in bv or e.new_name in taught:
+            continue
+        old_p, new_p = old_sig.get(e.name), new_sig.get(e.new_name or "")
+        if old_p is None or new_p is None:
+            continue
+        value = bv[e.name].strip()
+        why = _other_type(old_p.annotation, new_p.annotation, old_p.default, new_p.default, value)
+        if why:
+            return f"'{e.name}' was renamed to '{e.new_name}', and {why}: map {e.name}={value} to it by hand"
+    return None
+
+
+def _other_type(
+    old_ann: str | None, new_ann: str | None, old_def: str | None, new_def: str | None, value: str
+) -> str | None:
+    def norm(t: str | None) -> str | None:
+        return "".join(t.split()) if t else None
+
+    if norm(old_ann) and norm(new_ann) and norm(old_ann) != norm(new_ann):
+        return f"its type changed ({old_ann} -> {new_ann})"
+    old_cls, new_cls = _owner(old_def), _owner(new_def)
+    if old_cls and new_cls and old_cls != new_cls:
+        return f"its default's type changed ({old_def} -> {new_def})"
+    owner = _owner(value)
+    if owner and new_ann and owner not in new_ann and (not new_cls or owner != new_cls):
+        return f"{value} belongs to {owner}, which its annotation ({new_ann}) does not name"
+    return None
+
+
+def _owner(src: str | None) -> str | None:
+    """`KernelChoice` for `KernelChoice.FAST` (or `mod.KernelChoice.FAST`): the class an enum-like value is
+    an attribute of."""
+    if not src or "." not in src or "(" in src:
+        return None
+    parts = src.strip().split(".")
+    return parts[-2] if len(parts) >= 2 and parts[-2][:1].isupper() else None
+
+
+def _required(sig: Signature, name: str) -> bool:
+    p = sig.get(name)
+    return p is not None and p.required
 
 
 def in_place(

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from benchop_hook.analysis.callsites import UNKNOWN, Arg, CallSite, Gone, Instance
+from benchop_hook.analysis.cases import Cases
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import Edit, EditKind
 from benchop_hook.analysis.examples import Learned, bound_args, pair_free_names, template_of
@@ -53,11 +54,12 @@ def judge_file(
         return FileVerdict(path, data, error=az.mi.error)
     findings: list[Finding] = []
     reaches: list[str | None] = []
+    cases = Cases(data)  # parsed once, if a question about the benchmark's cases comes up
     for site in az.calls():
         if changes_reaching(site, j)[0]:
             reaches.append(site.qualfunction)
         mine = any(n in authored for n in range(site.lineno, site.end_lineno + 1))
-        f = judge_authored(site, j) if mine else judge_call(site, j)
+        f = judge_authored(site, j) if mine else judge_call(site, j, cases)
         if f is not None:
             findings.append(f)
     routed, route_map = routes(az, findings, j.by_old)
@@ -88,7 +90,7 @@ def changes_reaching(site: CallSite, j: Judging) -> tuple[list[OpChange], int]:
     return changed, len(relevant)
 
 
-def judge_call(site: CallSite, j: Judging) -> Finding | None:
+def judge_call(site: CallSite, j: Judging, cases: Cases | None = None) -> Finding | None:
     """The finding for one call; None when no change it can reach matters to it."""
     method = site.method
     changed, n_relevant = changes_reaching(site, j)
@@ -109,7 +111,7 @@ def judge_call(site: CallSite, j: Judging) -> Finding | None:
     for c in changed:
         distinct.setdefault(key(c), []).append(c)
     if unknown and site.via != "direct":
-        if all(judge_one(site, op, cs[0], j) is None for cs in distinct.values()):
+        if all(judge_one(site, op, cs[0], j, cases) is None for cs in distinct.values()):
             return None  # it binds unchanged for every changed class, and the others did not change
         other = "other values" if UNKNOWN in site.atoms else "Ops whose signatures did not change"
         return Finding(
@@ -123,10 +125,11 @@ def judge_call(site: CallSite, j: Judging) -> Finding | None:
     if len(keys) > 1:
         # Different changes may still need the same edit of this call: compare the outcomes.
         outcomes = [
-            (", ".join(sorted(c.name for c in cs)), judge_one(site, op, cs[0], j)) for cs in distinct.values()
+            (", ".join(sorted(c.name for c in cs)), judge_one(site, op, cs[0], j, cases))
+            for cs in distinct.values()
         ]
         return agreed(site, op, method, sorted(outcomes, key=lambda o: o[0]))
-    return judge_one(site, op, changed[0], j)
+    return judge_one(site, op, changed[0], j, cases)
 
 
 def judge_authored(site: CallSite, j: Judging) -> Finding | None:
@@ -164,7 +167,9 @@ AUTHORED_BROKEN = (
 )
 
 
-def judge_one(site: CallSite, op: str, change: OpChange, j: Judging) -> Finding | None:
+def judge_one(
+    site: CallSite, op: str, change: OpChange, j: Judging, cases: Cases | None = None
+) -> Finding | None:
     """The finding for a call reached by classes that all changed as `change` did."""
     method = site.method
     old_name = change.old.name if change.old is not None else change.name
@@ -222,7 +227,8 @@ def judge_one(site: CallSite, op: str, change: OpChange, j: Judging) -> Finding 
             why_not="it did not bind before this change either: fix it by hand",
             method=method,
         )
-    return _judge_binding(site, op, change, args, (old_sig, new_sig, tuple(edits)), status, problem, j)
+    sigs = (old_sig, new_sig, tuple(edits))
+    return _judge_binding(site, op, change, args, sigs, status, problem, j, cases)
 
 
 def _judge_binding(
@@ -234,6 +240,7 @@ def _judge_binding(
     status: Status,
     problem: str,
     j: Judging,
+    cases: Cases | None = None,
 ) -> Finding | None:
     """A call the old signature bound: nothing to do, a default to pin, or the planned edit."""
     from benchop_hook.fixing.routes import route
@@ -258,17 +265,17 @@ def _judge_binding(
         if method is None and change.old and ref
         else None
     )
-    taught = from_the_commit(learned, site, args, old_sig, new_sig)
-    if not isinstance(taught, str):
-        taught = retyped(edits, args, old_sig, new_sig, learned) or folded(
-            change, args, old_sig, new_sig, j, taught
-        )
+    taught = _taught(site, change, args, sigs, learned, j)
     if isinstance(taught, str):
         return Finding(
             site, op, status, problem, why_not=f"not rewritten: {taught}", info=dp.info, method=method
         )
     values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, taught.values)
-    p = plan(args, old_sig, new_sig, edits, values, dp.pins + taught.extras, site.scope_names, own, drops)
+    span = (site.lineno, site.end_lineno)
+    varies = (lambda src: cases.is_choice(src, span)) if cases is not None and method is None else None
+    p = plan(
+        args, old_sig, new_sig, edits, values, dp.pins + taught.extras, site.scope_names, own, drops, varies
+    )
     if not isinstance(p, NoPlan):
         p = in_place(p, args, learned, old_sig, new_sig)
         ex = _example(learned) if taught.values or taught.extras else None
@@ -284,6 +291,25 @@ def _judge_binding(
     routed = route(site, op, change, p.choice, old_sig, status, problem, j) if routable and p.choice else None
     return routed or Finding(
         site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=dp.info, method=method
+    )
+
+
+def _taught(
+    site: CallSite,
+    change: OpChange,
+    args: tuple[Arg, ...],
+    sigs: tuple[Signature, Signature, tuple[Edit, ...]],
+    learned: Learned | None,
+    j: Judging,
+) -> Taught | str:
+    """What the commit's own edits teach for this call, or why its edit is not to be made here (half an
+    edit, a rename into another type, keywords folded into a config object)."""
+    old_sig, new_sig, edits = sigs
+    taught = from_the_commit(learned, site, args, old_sig, new_sig)
+    if isinstance(taught, str):
+        return taught
+    return retyped(edits, args, old_sig, new_sig, learned) or folded(
+        change, args, old_sig, new_sig, j, taught
     )
 
 

@@ -188,6 +188,16 @@ def is_choice(src: str, old_param: object | None = None) -> bool:
         node = ast.parse(src, mode="eval").body
     except SyntaxError:
         return False
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ):
+        # A number for a parameter that had a default picks a behaviour other than the default
+        # (`termination_id=-1`); for one without, it is data (a size).
+        return default is not None
     if isinstance(node, ast.Constant):
         return isinstance(node.value, (bool, str))
     if isinstance(node, ast.Name):
@@ -234,6 +244,7 @@ def plan(
     in_scope: frozenset[str] | None = None,
     own_name: Callable[[str], bool] | None = None,
     drops_choice: Callable[[str, str], bool] | None = None,
+    varies: Callable[[str], bool] | None = None,
 ) -> Plan | NoPlan:
     """The edit that makes `args` bind `new` as they bound `old`. `pins`: (param, value, note) to add.
 
@@ -275,11 +286,16 @@ def plan(
             contested[contested_slot[p_old] or ""] = a.source
         elif (
             p_new is None
-            and is_choice(a.source, old.get(p_old))
+            and (is_choice(a.source, old.get(p_old)) or (varies is not None and varies(a.source)))
             and (drops_choice is None or not drops_choice(p_old, a.source))
         ):
+            what = (
+                "a choice"
+                if is_choice(a.source, old.get(p_old))
+                else "a choice (its value varies across the benchmark's cases, and only this call reads it)"
+            )
             return NoPlan(
-                f"passes {p_old}={a.source}, a choice the new signature has no '{p_old}' for, "
+                f"passes {p_old}={a.source}, {what} the new signature has no '{p_old}' for, "
                 "and the updated tests don't drop it the same way: carry that choice over by hand",
                 choice=(i, p_old, a.source),
             )

@@ -359,7 +359,7 @@ def plan(
             and old_param.name not in old_t
             and is_constant_source(old_param.default)
             and (in_scope is None or free_names(old_param.default) <= in_scope)
-            and (in_scope is None or p.name not in in_scope)  # a variable of that name at the call comes first
+            and (in_scope is None or p.name not in in_scope)  # a variable of that name comes first
         ):
             ops.append(ArgOp("add_kw", None, p.name, old_param.default))
             notes.append(

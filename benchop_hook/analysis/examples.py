@@ -270,7 +270,11 @@ def agree(pairs: Iterable[tuple[Pair, Template | str]]) -> Learned:
         return Learned(None, found, bad)
     templates = {t for _, t in items if isinstance(t, Template)}
     if len(templates) > 1:
-        shown = "; ".join(f"{t.shown()} at {p.where}" for p, t in items[:3] if isinstance(t, Template))
+        first: dict[Template, Pair] = {}
+        for p, t in items:
+            if isinstance(t, Template):
+                first.setdefault(t, p)
+        shown = "; ".join(f"{t.shown()} at {p.where}" for t, p in list(first.items())[:3])
         return Learned(None, found, f"the commit's pairs disagree ({shown})")
     return Learned(templates.pop(), found)
 

@@ -394,13 +394,21 @@ def _half(learned: Learned, bv: Mapping[str, str], old_sig: Signature, new_sig: 
     """Whether dropping this call's arguments of removed parameters would be half of what the commit's own
     edits did: a pair that dropped one also set another parameter this call does not pass. With no template
     the pairs agree on, that edit can't be repeated: it is reported instead."""
-    for pair in learned.pairs:
-        t = template_of(pair, old_sig, new_sig, frozenset(pair_free_names(pair)))
-        if isinstance(t, str):
-            continue
+    templates = [
+        t
+        for pair in learned.pairs
+        if not isinstance(t := template_of(pair, old_sig, new_sig, frozenset(pair_free_names(pair))), str)
+    ]
+    for pair, t in zip(learned.pairs, templates):
         dropped = [q for q in t.dropped if q in bv]
         added = [p for p, _ in t.sets if p not in bv and not _required(new_sig, p)]
-        if dropped and added:
+        # A pair that drops the same arguments and sets nothing else shows that dropping alone is an edit
+        # the commit made too.
+        alone = any(
+            set(dropped) <= u.dropped and not [p for p, _ in u.sets if not _required(new_sig, p)]
+            for u in templates
+        )
+        if dropped and added and not alone:
             return (
                 f"the commit's own edit at {pair.where} drops {', '.join(dropped)} and sets "
                 f"{', '.join(added)} too, and its pairs don't agree on one edit ({learned.why_not}): "

@@ -156,6 +156,9 @@ def template_of(
     sets: list[tuple[str, Expr]] = []
     used: set[str] = set()
     for p, text in nv.items():
+        if p in ov and old_sig.get(p) is not None and olds[p] == _dump(text):
+            used.add(p)
+            continue  # the same parameter keeps its value (a literal True too): nothing to learn
         expr = _express(text, {q: d for q, d in olds.items() if d is not None})
         if isinstance(expr, str):
             return f"{pair.where}: {p}={text}: {expr}"

@@ -5,7 +5,6 @@ interpreter that does not exist."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from pathlib import Path
 
 from tests.helpers.asserts import one_line_error, state
 from tests.helpers.changes import reduction_change, stage_reduction_change
-from tests.helpers.process import alive
+from tests.helpers.process import alive, popen, run
 from tests.helpers.repo import Repo
 from tests.helpers.sources import HANG
 
@@ -116,7 +115,7 @@ def test_early_started_pytest_without_pytest_says_install_it(tmp_path: Path) -> 
     from benchop_hook.run.notrun import CannotRun
     from benchop_hook.run.runner import Interpreter, Warm, run_pytest
 
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True)
+    run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], tmp_path, check=True)
     interp = Interpreter(str(tmp_path / "bare" / "bin" / "python"), "test")
     warm = Warm(interp, str(tmp_path), ())
     time.sleep(0.5)  # it may have ended already or not yet: either way the same answer
@@ -208,15 +207,7 @@ def test_ctrl_c_kills_children_restores_the_tree_exits_130(repo: Repo, tmp_path:
     stage_reduction_change(repo)
     before = state(repo)
     pidfile = tmp_path / "pid"
-    env = dict(os.environ, HANG_PIDFILE=str(pidfile))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "benchop_hook", "run"],
-        cwd=repo.path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = popen([sys.executable, "-m", "benchop_hook", "run"], repo.path, env={"HANG_PIDFILE": str(pidfile)})
     deadline = time.monotonic() + 120
     while not pidfile.exists() and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -148,7 +148,7 @@ def test_dataclass_op_and_namespace_package_end_to_end(repo: Repo, tmp_path: Pat
     )
     repo.commit("a dataclass op")
     out = tmp_path / "r.json"
-    r = repo.bench_op("check", "--all-files", "--json", str(out))
+    r = repo.cli("check", "--all-files", "--json", str(out))
     assert r.returncode == 1, r.stdout + r.stderr
     data = json.loads(out.read_text())
     broken = [
@@ -163,7 +163,7 @@ def test_dataclass_op_and_namespace_package_end_to_end(repo: Repo, tmp_path: Pat
         "from nsops.scan.cumsum import CumsumOp\nfrom minitile.ops.reduction import ProdFwdOp\n",
     )
     repo.commit("an import of a class that does not exist")
-    r = repo.bench_op("check", "--all-files")
+    r = repo.cli("check", "--all-files")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "from minitile.ops.reduction import ProdFwdOp" in r.stdout and "unresolved" in r.stdout
     assert "every benchmark call binds" not in r.stdout and "1 import bench-op could not resolve" in r.stdout

@@ -333,7 +333,7 @@ def test_a_moved_op_still_exported_under_its_name_needs_nothing(tmp_path: Path) 
     )
     repo.write("src/kern/ops/__init__.py", "from .pool import PoolOp\n")
     repo.commit("pooling has a family of its own")
-    r = repo.bench_op("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    r = repo.cli("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "every benchmark call still binds with the same meaning" in r.stdout
     assert repo.read("benchmarks/bench_pool.py") == bench

@@ -79,7 +79,7 @@ def test_classes_reach_op_cls_through_fixtures(repo: Repo, source: str) -> None:
     repo.commit("a fixture benchmark")
     reduction_change(repo)
     repo.git("add", "-A")
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     assert "benchmarks/ops/bench_fixture.py:" in r.stdout, r.stdout
     assert "fix: op_cls(N=n, dtype=torch.float32)" in r.stdout, r.stdout
     assert "[reached through parametrize]" in r.stdout
@@ -92,14 +92,14 @@ def test_what_fixtures_do_not_show_is_left_alone(repo: Repo, source: str) -> Non
     repo.commit("a fixture benchmark")
     reduction_change(repo)
     repo.git("add", "-A")
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     assert "benchmarks/ops/bench_fixture.py:" not in r.stdout or "fix: op_cls" not in r.stdout, r.stdout
 
 
 def test_all_files_finds_a_wrong_call_through_a_fixture(repo: Repo) -> None:
     repo.write("benchmarks/ops/bench_fixture.py", FOUND[0][1].replace("M=m, N=n", "M=m, N=n, K=4"))
     repo.commit("a broken fixture benchmark")
-    r = repo.bench_op("check", "--all-files")
+    r = repo.cli("check", "--all-files")
     assert r.returncode == 1
     assert (
         "bench_fixture.py:19: op_cls(M=m, N=n, K=4, dtype=torch.float32): TypeError: got an unexpected "

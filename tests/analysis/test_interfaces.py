@@ -75,7 +75,7 @@ def test_interface_paths_bound_where_interfaces_are_read(tmp_path: Path) -> None
     repo = _with_workload(tmp_path, '\ninterface-paths = ["helpers/**/*.py"]\n')
     repo.write("workloads/softmax.py", WORKLOAD_NEW)
     repo.commit("softmax workload: rows come from the inputs")
-    r = repo.bench_op("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    r = repo.cli("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 0 and "nothing to check" in r.stdout, r.stdout + r.stderr
     assert repo.read("benchmarks/bench_softmax.py") == SOFTMAX_BENCH
 
@@ -302,7 +302,7 @@ def test_interface_files_nothing_names_change_no_answer(tmp_path: Path) -> None:
     # Only the unnamed helper's constructor changes: the summary still says a constructor changed.
     repo.write("tests/helpers.py", helper.replace("(self, m, n)", "(self, n)"))
     repo.commit("tests: a helper takes its rows from the input")
-    r = repo.bench_op("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    r = repo.cli("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 0 and "no Op constructor or method signature changed" in r.stdout, r.stdout
     # A named workload changes with two broken unnamed files: one keeps its classes (left unparsed, not
     # reported), one gains a class (parsed, and reported as unreadable).
@@ -310,6 +310,6 @@ def test_interface_files_nothing_names_change_no_answer(tmp_path: Path) -> None:
     repo.write("tests/helpers.py", helper + "def broken(:\n")
     repo.write("tests/more.py", helper.replace("Helper", "Other") + "class New:\n    pass\ndef broken(:\n")
     repo.commit("workloads: rows from the input; two files half written")
-    r = repo.bench_op("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    r = repo.cli("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 1 and "Case(m, n)" in r.stdout, r.stdout
     assert "tests/more.py" in r.stdout + r.stderr and "tests/helpers.py" not in r.stdout + r.stderr, r.stdout

@@ -34,7 +34,7 @@ def test_renamed_op_rewrites_imports_and_uses(repo: Repo) -> None:
     repo.commit("a simple op")
     repo.write("src/minitile/ops/simple.py", RENAMED)
     repo.git("add", "-A")
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     text = repo.read("benchmarks/ops/bench_simple.py")
     assert "from minitile.ops.simple import SumFwdOp\n" in text
     assert "op = SumFwdOp(64, 256, torch.float32)" in text
@@ -56,7 +56,7 @@ def test_moved_op_rewrites_the_import_module(repo: Repo) -> None:
     repo.commit("a simple op")
     repo.git("mv", "src/minitile/ops/simple.py", "src/minitile/ops/reduction_simple.py")
     repo.git("add", "-A")
-    repo.bench_op("fix")
+    repo.cli("fix")
     assert "from minitile.ops.reduction_simple import SumFwdOp\n" in repo.read(
         "benchmarks/ops/bench_simple.py"
     )
@@ -74,7 +74,7 @@ def test_removed_op_is_reported(repo: Repo) -> None:
     repo.commit("a simple op")
     repo.write("src/minitile/ops/simple.py", "from .op import Op\n")
     repo.git("add", "-A")
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     assert r.returncode == 1
     assert "SumFwdOp(M, N, dtype) -> removed" in r.stdout
     assert "removed with no successor" in r.stdout or "nothing replaced it" in r.stdout
@@ -86,7 +86,7 @@ def test_renamed_op_file_is_followed(repo: Repo) -> None:
 
     repo.write("src/minitile/ops/reductions.py", REDUCTION_N_DIM)
     repo.git("add", "-A")
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     assert "ReduceOp(M, N, dtype, tune=False) -> ReduceOp(N, dtype, dim=-1, *, tune=False)" in r.stdout
     assert "fix: SumFwdOp(N, dtype)" in r.stdout
 
@@ -97,7 +97,7 @@ def test_op_file_deleted_in_the_diff(repo: Repo) -> None:
     repo.replace("src/minitile/ops/__init__.py", '"GemmOp", ', "")
     repo.git("add", "-A")
     before = state(repo)
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     assert r.returncode == 1
     assert "GemmOp(M, N, K, dtype, trans_b=False) -> removed" in r.stdout
     assert "benchmarks/ops/bench_gemm.py:15" in r.stdout and "nothing replaced it" in r.stdout

@@ -62,7 +62,7 @@ def test_indirect_construction_is_followed(repo: Repo) -> None:
     repo.commit("indirect benchmarks")
     reduction_change(repo)
     repo.git("add", "-A")
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     text = repo.read("benchmarks/ops/bench_indirect.py")
     assert (
         "    op = op_cls(256, torch.float32)\n    x = randn(64, 256)\n    report(record_property, kind"
@@ -85,7 +85,7 @@ def test_changed_forward_signature_reaches_calls_on_the_op(repo: Repo) -> None:
         "    def forward(self, x, *, weight):",
     )
     repo.git("add", "-A")
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert "forward" in r.stdout
     assert "ms = time_ms(op, x, w)" in repo.read(
         "benchmarks/ops/bench_norm.py"
@@ -101,7 +101,7 @@ def test_changed_forward_signature_reaches_calls_on_the_op(repo: Repo) -> None:
         ),
     )
     repo.git("add", "-A")
-    repo.bench_op("fix")
+    repo.cli("fix")
     text = repo.read("benchmarks/ops/bench_norm_direct.py")
     assert "    op(x, weight=w)\n    op.forward(x, weight=w)\n" in text
 
@@ -148,6 +148,6 @@ def test_only_names_really_in_scope_are_evidence(repo: Repo) -> None:
         "def __init__(self, M, N, dtype, dim, tune=False):",
     )
     repo.git("add", "-A")
-    repo.bench_op("fix")
+    repo.cli("fix")
     text = repo.read("benchmarks/ops/bench_scope.py")
     assert text.count("dim=dim") == 1 and "        SumFwdOp(64, 256, torch.float32, dim=dim)\n" in text

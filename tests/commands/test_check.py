@@ -16,7 +16,7 @@ BENCH_RED = "benchmarks/ops/bench_reduction.py"
 def test_family_base_change_reaches_every_sibling(repo: Repo) -> None:
     reduction_change(repo)
     repo.git("add", "-A")
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     assert r.returncode == 1, r.stderr
     out = r.stdout
     assert "ReduceOp(M, N, dtype, tune=False) -> ReduceOp(N, dtype, dim=-1, *, tune=False)" in out
@@ -29,7 +29,7 @@ def test_family_base_change_reaches_every_sibling(repo: Repo) -> None:
     assert repo.git("status", "--porcelain", "--", "benchmarks") == ""
 
     before = repo.snapshot()
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert r.returncode == 0, r.stdout + r.stderr
     assert f"Rewriting {BENCH_RED}" in r.stdout
     after = repo.snapshot()
@@ -40,7 +40,7 @@ def test_family_base_change_reaches_every_sibling(repo: Repo) -> None:
     assert "op = MeanFwdOp(N, dtype=torch.float32)" in text
     assert "op = AmaxFwdOp(N, torch.float32, tune=True)" in text
     # Once fixed, every call binds with the same meaning.
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     assert r.returncode == 0, r.stdout
     assert "still binds" in r.stdout
 
@@ -53,9 +53,9 @@ def test_renamed_keyword(repo: Repo) -> None:
     )
     repo.replace("src/minitile/ops/norm.py", "self.hidden = hidden", "self.hidden = dim")
     repo.git("add", "-A")
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     assert "'hidden' renamed to 'dim'" in r.stdout
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert "op = RMSNormOp(M, dim=hidden, dtype=torch.float32)" in repo.read("benchmarks/ops/bench_norm.py")
 
 
@@ -66,10 +66,10 @@ def test_reordered_parameters(repo: Repo) -> None:
         "def __init__(self, M, K, N, dtype, trans_b=False):",
     )
     repo.git("add", "-A")
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     assert "'N' moved from position 1 to 2" in r.stdout
     assert "argument N now reaches 'K' instead of 'N'" in r.stdout
-    repo.bench_op("fix")
+    repo.cli("fix")
     assert "op = ops.GemmOp(M, N=N, K=K, dtype=DTYPE)" in repo.read("benchmarks/ops/bench_gemm.py")
 
 
@@ -82,10 +82,10 @@ def test_silent_shift_after_removal_through_aliased_import(repo: Repo) -> None:
     )
     repo.replace("src/minitile/ops/attention.py", "self.causal = causal", "self.causal = False")
     repo.git("add", "-A")
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     assert r.returncode == 1
     assert "argument causal now reaches 'dtype' instead of 'causal'" in r.stdout
-    repo.bench_op("fix")
+    repo.cli("fix")
     assert "op = Attention(batch, heads, seq_len, dim, DTYPE)" in repo.read(
         "benchmarks/ops/bench_attention.py"
     )
@@ -103,12 +103,12 @@ def test_splatted_call_is_unknown_and_untouched(repo: Repo) -> None:
     repo.commit("add splat bench")
     reduction_change(repo)
     repo.git("add", "-A")
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     assert (
         "benchmarks/ops/bench_splat.py:8: SumFwdOp(**params): passes *args/**kwargs, so only a run can tell"
         in r.stdout
     )
-    repo.bench_op("fix")
+    repo.cli("fix")
     assert "SumFwdOp(**params)" in repo.read("benchmarks/ops/bench_splat.py")
 
 
@@ -130,11 +130,11 @@ def test_range_from_refs_and_pre_commit_env(repo: Repo) -> None:
     base = repo.head()
     reduction_change(repo)
     repo.commit("reduce: N and dim")
-    r = repo.bench_op("check", "--from-ref", base, "--to-ref", "HEAD")
+    r = repo.cli("check", "--from-ref", base, "--to-ref", "HEAD")
     assert r.returncode == 1 and "fix: SumFwdOp(N, dtype)" in r.stdout
-    r = repo.bench_op("check", env={"PRE_COMMIT_FROM_REF": base, "PRE_COMMIT_TO_REF": "HEAD"})
+    r = repo.cli("check", env={"PRE_COMMIT_FROM_REF": base, "PRE_COMMIT_TO_REF": "HEAD"})
     assert r.returncode == 1 and "fix: SumFwdOp(N, dtype)" in r.stdout
-    r = repo.bench_op("check", "--from-ref", "HEAD~1")
+    r = repo.cli("check", "--from-ref", "HEAD~1")
     assert r.returncode == 2 and "give both --from-ref and --to-ref" in r.stderr
 
 
@@ -142,7 +142,7 @@ def test_json_report(repo: Repo, tmp_path) -> None:
     reduction_change(repo)
     repo.git("add", "-A")
     out = tmp_path / "report.json"
-    repo.bench_op("check", "--json", str(out))
+    repo.cli("check", "--json", str(out))
     data = json.loads(out.read_text())
     assert data["status"] == "broken"
     assert data["changes"][0]["old_signature"] == "(M, N, dtype, tune=False)"
@@ -157,10 +157,10 @@ def test_no_commits_and_bad_ref_are_clear_errors(tmp_path) -> None:
     shutil.copytree(FIXTURE, d)
     fresh = Repo(d)
     fresh.git("init", "-q")
-    r = fresh.bench_op("check")
+    r = fresh.cli("check")
     assert r.returncode == 2 and "no commits yet" in r.stderr and "Traceback" not in r.stderr
     repo = make_repo(tmp_path / "r")
-    r = repo.bench_op("check", "--from-ref", "nope", "--to-ref", "HEAD")
+    r = repo.cli("check", "--from-ref", "nope", "--to-ref", "HEAD")
     assert r.returncode == 2 and "'nope' is not a commit" in r.stderr
 
 
@@ -172,7 +172,7 @@ def test_op_file_with_syntax_error_is_named(repo: Repo) -> None:
         "src/minitile/ops/reduction.py", repo.read("src/minitile/ops/reduction.py") + "\ndef broken(:\n"
     )
     repo.git("add", "-A")
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     assert "skipped src/minitile/ops/reduction.py (line " in r.stdout and "invalid syntax" in r.stdout
     assert r.returncode == 0 and "Traceback" not in r.stderr
 
@@ -181,6 +181,6 @@ def test_benchmark_deleted_in_the_diff(repo: Repo) -> None:
     reduction_change(repo)
     repo.git("rm", "-q", BENCH_RED)
     repo.git("add", "-A")
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     assert r.returncode == 0, r.stdout
     assert "still binds" in r.stdout or "no benchmark" in r.stdout or "every benchmark call" in r.stdout

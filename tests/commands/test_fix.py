@@ -21,7 +21,7 @@ def test_fix_diff_prints_and_writes_nothing(repo: Repo) -> None:
     reduction_change(repo)
     repo.git("add", "-A")
     before = repo.snapshot()
-    r = repo.bench_op("fix", "--diff")
+    r = repo.cli("fix", "--diff")
     assert "-    op = SumFwdOp(M, N, dtype)\n+    op = SumFwdOp(N, dtype)" in r.stdout
     assert repo.snapshot() == before
 
@@ -33,7 +33,7 @@ def test_removed_parameter_keyword_callers(repo: Repo) -> None:
         "def __init__(self, hidden, dtype, eps=1e-6):\n        self.M = None\n",
     )
     repo.git("add", "-A")
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "op = RMSNormOp(hidden=hidden, dtype=torch.float32)" in repo.read("benchmarks/ops/bench_norm.py")
 
@@ -45,7 +45,7 @@ def test_keyword_only_and_module_attribute_import(repo: Repo) -> None:
         "def __init__(self, M, N, K, *, dtype, trans_b=False):",
     )
     repo.git("add", "-A")
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "op = ops.GemmOp(M, N, K, dtype=DTYPE)" in repo.read("benchmarks/ops/bench_gemm.py")
 
@@ -57,7 +57,7 @@ def test_silent_shift_after_insertion(repo: Repo) -> None:
         "def __init__(self, batch, heads, seq_len, dim, window=None, causal=False, dtype=None):",
     )
     repo.git("add", "-A")
-    repo.bench_op("fix")
+    repo.cli("fix")
     assert "op = Attention(batch, heads, seq_len, dim, causal=causal, dtype=DTYPE)" in repo.read(
         "benchmarks/ops/bench_attention.py"
     )
@@ -79,7 +79,7 @@ def test_new_required_parameter_from_updated_tests(repo: Repo) -> None:
     )
     repo.write("tests/ops/test_reduction.py", t)
     repo.git("add", "-A")
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert r.returncode == 0, r.stdout + r.stderr
     text = repo.read(BENCH_RED)
     assert "op = SumFwdOp(N, dtype, dim=-1)" in text
@@ -97,7 +97,7 @@ def test_new_required_parameter_without_agreeing_evidence_is_reported(repo: Repo
     repo.write("tests/ops/test_reduction.py", t)
     repo.git("add", "-A")
     before = repo.read(BENCH_RED)
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert r.returncode == 1
     assert repo.read(BENCH_RED) == before, "no guess may be written"
     assert "needs a value for 'dim'" in r.stdout
@@ -132,7 +132,7 @@ def test_syntax_error_is_named_and_other_files_still_fixed(repo: Repo) -> None:
     repo.commit("a broken bench")
     reduction_change(repo)
     repo.git("add", "-A")
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert (
         "skipped benchmarks/ops/bench_broken.py (line 3: invalid syntax); the other files were handled."
         in r.stdout
@@ -159,7 +159,7 @@ def test_unreadable_benchmark_is_named_and_others_fixed(repo: Repo, kind: str, w
     (repo.path / "benchmarks/ops/bench_bad.py").write_bytes(data)
     repo.commit("odd files")
     stage_reduction_change(repo)
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert "skipped benchmarks/ops/bench_bad.py" in r.stdout and why in r.stdout
     assert (repo.path / "benchmarks/ops/bench_bad.py").read_bytes() == data
     assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
@@ -179,7 +179,7 @@ def test_empty_and_huge_files(repo: Repo) -> None:
     repo.commit("generated cases")
     stage_reduction_change(repo)
     t0 = time.monotonic()
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert r.returncode == 0, r.stdout + r.stderr
     assert time.monotonic() - t0 < 60
     assert repo.read("benchmarks/ops/bench_huge.py").endswith("    SumFwdOp(8, torch.float32)\n")
@@ -191,7 +191,7 @@ def test_read_only_benchmark(repo: Repo) -> None:
     p = repo.path / BENCH_RED
     p.chmod(0o444)
     before = state(repo)
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert r.returncode == 1
     assert f"{BENCH_RED} is read-only: bench-op did not change it" in r.stderr
     assert state(repo) == before
@@ -206,7 +206,7 @@ def test_symlinked_benchmark_is_never_written_through(tmp_path: Path, repo: Repo
     (repo.path / "benchmarks/ops/bench_link.py").symlink_to(outside)
     repo.commit("a linked benchmark")
     stage_reduction_change(repo)
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert "skipped benchmarks/ops/bench_link.py (a symlink; bench-op never writes through one" in r.stdout
     assert "SumFwdOp(4, 8, torch.float32)" in outside.read_text()
     assert (repo.path / "benchmarks/ops/bench_link.py").is_symlink()
@@ -217,8 +217,8 @@ def test_symlinked_benchmark_is_never_written_through(tmp_path: Path, repo: Repo
 
 def test_fix_twice_changes_nothing_the_second_time(repo: Repo) -> None:
     stage_reduction_change(repo)
-    assert repo.bench_op("fix").returncode == 0
+    assert repo.cli("fix").returncode == 0
     once = state(repo)
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert r.returncode == 0 and "Rewriting" not in r.stdout
     assert state(repo) == once

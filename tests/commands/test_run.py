@@ -63,7 +63,7 @@ def test_a_benchmark_staged_for_removal_is_left_alone(repo: Repo) -> None:
     _commit_change(repo)
     repo.git("rm", "-q", "--cached", BENCH_RED)
     status = repo.git("status", "--porcelain")
-    r = repo.bench_op("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
+    r = repo.cli("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
     assert r.returncode == 1 and "staged for removal" in r.stdout
     assert repo.log()[0] == "reduce: rows come from the input"
     assert repo.git("status", "--porcelain") == status

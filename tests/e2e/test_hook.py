@@ -175,7 +175,7 @@ def test_blocked_follow_up_commits_nothing_and_keeps_the_tree(tmp_path, project_
 
 
 def install(repo: Repo) -> None:
-    r = repo.bench_op("install")
+    r = repo.cli("install")
     assert r.returncode == 0, r.stderr
 
 
@@ -226,7 +226,7 @@ def test_install_chains_and_uninstall_restores(tmp_path) -> None:
     assert r.returncode == 0
     assert repo.log()[0].startswith("bench-op: align")
     assert (repo.path / "hook.log").read_text().count("my-own-hook-ran") == 1  # not again for the follow-up
-    r = repo.bench_op("uninstall")
+    r = repo.cli("uninstall")
     assert r.returncode == 0 and "previous hook is back" in r.stdout
     assert mine.read_text().startswith("#!/bin/sh\necho my-own-hook-ran")
     assert not (hooks / "post-commit.before-bench-op").exists() and not (hooks / "post-merge").exists()
@@ -334,7 +334,7 @@ def assert_one_follow_up(repo: Repo, out: str, below: str) -> None:
     assert "SumFwdOp(M, N, dtype) -> SumFwdOp(N, dtype)" in body and "latency" in body, body
     assert "op = SumFwdOp(N, dtype)" in repo.git("show", f"HEAD:{BENCH_RED}")
     # The benchmarks bind the Ops at HEAD now: nothing is left to report.
-    r = repo.bench_op("check", "--all-files")
+    r = repo.cli("check", "--all-files")
     assert r.returncode == 0, r.stdout + r.stderr
     assert repo.git("diff", "--cached") == ""
 

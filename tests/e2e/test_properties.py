@@ -70,7 +70,7 @@ def test_invariants(tmp_path: Path, seed: int) -> None:
     repo.write("benchmarks/ops/bench_extra.py", EXTRA_BENCH)
     repo.commit("more benchmarks")
     if mode == "hook-commit":
-        assert repo.bench_op("install").returncode == 0
+        assert repo.cli("install").returncode == 0
     changes = rng.sample(CHANGES, rng.randrange(1, 4))
     if mode in ("run", "hook-commit"):
         changes = [c for c in changes if c is not change_attention_shift] or [
@@ -91,13 +91,13 @@ def test_invariants(tmp_path: Path, seed: int) -> None:
     out = tmp_path / "first.json"
 
     if mode == "check":
-        r = repo.bench_op("check", "--json", str(out))
+        r = repo.cli("check", "--json", str(out))
     elif mode == "fix":
-        r = repo.bench_op("fix", "--json", str(out))
+        r = repo.cli("fix", "--json", str(out))
     elif mode == "run-no-run":
-        r = repo.bench_op("run", "--no-run", "--json", str(out))
+        r = repo.cli("run", "--no-run", "--json", str(out))
     elif mode == "follow-up-no-run":
-        r = repo.bench_op("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run", "--json", str(out))
+        r = repo.cli("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run", "--json", str(out))
     elif mode == "run":
         r = repo.bench_op("run", "--json", str(out))
     else:
@@ -135,9 +135,9 @@ def test_invariants(tmp_path: Path, seed: int) -> None:
     if mode == "check":
         return
     if mode in ("fix", "run-no-run", "run"):
-        again = repo.bench_op("check", "--json", str(tmp_path / "second.json"))
+        again = repo.cli("check", "--json", str(tmp_path / "second.json"))
     else:
-        again = repo.bench_op(
+        again = repo.cli(
             "check", "--from-ref", base, "--to-ref", "HEAD", "--json", str(tmp_path / "second.json")
         )
     second = json.loads((tmp_path / "second.json").read_text())

@@ -158,7 +158,7 @@ def test_opaque_or_visible_splats_are_no_false_alarm(
     repo.write("benchmarks/ops/bench_case.py", HEAD + body)
     repo.commit("a benchmark")
     out = tmp_path / "r.json"
-    r = repo.bench_op("check", "--all-files", "--json", str(out))
+    r = repo.cli("check", "--all-files", "--json", str(out))
     assert r.returncode == 0, r.stdout + r.stderr
     assert (
         "does not bind" not in r.stdout
@@ -181,7 +181,7 @@ def test_opaque_or_visible_splats_are_no_false_alarm(
 def test_provably_broken_calls_are_reported(repo: Repo, body: str, error: str) -> None:
     repo.write("benchmarks/ops/bench_case.py", HEAD + body)
     repo.commit("a benchmark")
-    r = repo.bench_op("check", "--all-files")
+    r = repo.cli("check", "--all-files")
     assert r.returncode == 1, r.stdout + r.stderr
     assert f"TypeError: {error}" in r.stdout
 
@@ -189,7 +189,7 @@ def test_provably_broken_calls_are_reported(repo: Repo, body: str, error: str) -
 def test_all_files_counts_calls_and_classes_and_lists_no_changes(repo: Repo) -> None:
     repo.write("benchmarks/ops/bench_case.py", HEAD + "def test_x(extra):\n    SumFwdOp(**extra)\n")
     repo.commit("an opaque splat")
-    r = repo.bench_op("check", "--all-files")
+    r = repo.cli("check", "--all-files")
     assert r.returncode == 0
     first = r.stdout.splitlines()[0]
     assert (
@@ -198,7 +198,7 @@ def test_all_files_counts_calls_and_classes_and_lists_no_changes(repo: Repo) -> 
         and "Op classes against the current signatures" in first
     )
     assert "bench_case.py:8: SumFwdOp(**extra): unknown: the run decides (**extra: a parameter)" in r.stdout
-    again = repo.bench_op("check", "--all-files")  # from the cache: the same report
+    again = repo.cli("check", "--all-files")  # from the cache: the same report
     assert (repo.path / ".git" / "bench-op" / "all-files-cache.json").exists()
     assert again.stdout == r.stdout and again.returncode == 0
 
@@ -209,23 +209,23 @@ BENCH_RED = "benchmarks/ops/bench_reduction.py"
 def test_all_files_fixes_from_the_benchmarks_last_commit(repo: Repo) -> None:
     reduction_change(repo)
     repo.commit("reduce: N and dim")  # committed without fixing the benchmarks
-    r = repo.bench_op("check", "--all-files")
+    r = repo.cli("check", "--all-files")
     assert r.returncode == 1
     assert "fix: SumFwdOp(N, dtype)" in r.stdout
-    repo.bench_op("fix", "--all-files")
+    repo.cli("fix", "--all-files")
     assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
-    r = repo.bench_op("check", "--all-files")
+    r = repo.cli("check", "--all-files")
     assert r.returncode == 0, r.stdout
 
 
 def test_all_files_cache_never_hides_a_change(repo: Repo) -> None:
-    r = repo.bench_op("check", "--all-files")
+    r = repo.cli("check", "--all-files")
     assert r.returncode == 0
     assert (repo.path / ".git" / "bench-op" / "all-files-cache.json").exists()
-    assert repo.bench_op("check", "--all-files").returncode == 0  # from the cache
+    assert repo.cli("check", "--all-files").returncode == 0  # from the cache
     reduction_change(repo)
     repo.commit("reduce: N and dim")  # the benchmarks did not change; a module they resolve through did
-    r = repo.bench_op("check", "--all-files")
+    r = repo.cli("check", "--all-files")
     assert r.returncode == 1 and "fix: SumFwdOp(N, dtype)" in r.stdout
 
 
@@ -249,8 +249,8 @@ def test_all_files_cache_sees_a_base_change_for_every_benchmark(tmp_path: Path) 
         )
     repo.git("init", "-q", "-b", "main")
     repo.commit("lib")
-    assert repo.bench_op("check", "--all-files").returncode == 0  # both files cached as clean
+    assert repo.cli("check", "--all-files").returncode == 0  # both files cached as clean
     repo.replace("src/lib/ops/base.py", "def __init__(self, m, n):", "def __init__(self, m):")
-    r = repo.bench_op("check", "--all-files")
+    r = repo.cli("check", "--all-files")
     assert r.returncode == 1
     assert "benchmarks/bench_a.py:5" in r.stdout and "benchmarks/bench_b.py:5" in r.stdout

@@ -17,7 +17,7 @@ def _default_change(repo: Repo) -> None:
 def test_changed_default_is_pinned(repo: Repo) -> None:
     _default_change(repo)
     repo.git("add", "-A")
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert "op = RMSNormOp(M, hidden=hidden, dtype=torch.float32, eps=1e-6)" in repo.read(
         "benchmarks/ops/bench_norm.py"
     )
@@ -33,7 +33,7 @@ def test_changed_default_not_pinned_when_tests_adopt_it(repo: Repo) -> None:
     )
     repo.replace("tests/ops/test_norm.py", "+ 1e-6)", "+ 1e-5)")
     repo.git("add", "-A")
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert "op = RMSNormOp(M, hidden=hidden, dtype=torch.float32)" in repo.read(
         "benchmarks/ops/bench_norm.py"
     )
@@ -46,7 +46,7 @@ def test_pin_defaults_false(repo: Repo) -> None:
     repo.commit("no pinning")
     _default_change(repo)
     repo.git("add", "-A")
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert "eps=1e-6" not in repo.read("benchmarks/ops/bench_norm.py")
     assert "not pinned (pin-defaults = false)" in r.stdout
 
@@ -69,7 +69,7 @@ def test_a_default_that_needs_an_import_is_not_pinned(repo: Repo) -> None:
     repo.replace("src/minitile/ops/reduction.py", "layout=Layout.ROW):", "layout=Layout.COL):")
     repo.git("add", "-A")
     before = repo.read(BENCH_RED)
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert r.returncode == 1
     assert "not pinned: Layout is not imported in the benchmark; pin layout=Layout.ROW by hand" in r.stdout
     assert repo.read(BENCH_RED) == before

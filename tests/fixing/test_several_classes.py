@@ -67,7 +67,7 @@ def test_one_call_several_classes(repo: Repo, norm: str, body: str, expected: li
     reduction_change(repo)
     repo.replace(NORM, "def __init__(self, M, hidden, dtype, eps=1e-6):", NORM_CHANGES[norm])
     repo.git("add", "-A")
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     lines = [ln for ln in r.stdout.splitlines() if "bench_table.py" in ln or ln.startswith("    ")]
     for e in expected:
         assert any(e in ln for ln in lines), r.stdout

@@ -21,7 +21,7 @@ def test_follow_up_message_names_only_the_ops_behind_its_files(repo: Repo) -> No
     repo.replace("src/minitile/ops/unused.py", "def __init__(self, a, b):", "def __init__(self, b):")
     repo.git("reset", "-q", "--soft", "HEAD~1")
     repo.commit("reduce: rows from the input; LonelyOp loses a")
-    r = repo.bench_op("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
+    r = repo.cli("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
     assert r.returncode == 0, r.stdout + r.stderr
     message = repo.git("log", "-1", "--format=%B")
     assert message.splitlines()[0] == "bench-op: align bench_reduction.py with the new ReduceOp interface"
@@ -38,7 +38,7 @@ def test_follow_up_message_is_bounded_and_says_where_the_rest_is(repo: Repo) -> 
     repo.commit("a benchmark with many calls")
     reduction_change(repo)
     repo.commit("reduce: rows from the input")
-    r = repo.bench_op("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
+    r = repo.cli("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
     assert r.returncode == 0, r.stdout + r.stderr
     message = repo.git("log", "-1", "--format=%B").strip().splitlines()
     assert len(message) <= 45, message
@@ -63,7 +63,7 @@ def test_crlf_checkout_is_committed_with_a_clean_tree(repo: Repo) -> None:
     repo.git("reset", "-q", "--hard")  # check everything out again, with CRLF
     assert b"\r\n" in (repo.path / BENCH_RED).read_bytes()
     _commit_change(repo)
-    r = repo.bench_op("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
+    r = repo.cli("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
     assert r.returncode == 0, r.stdout + r.stderr
     assert repo.log()[0].startswith("bench-op: align")
     assert b"\r\n" not in repo.git("show", f"HEAD:{BENCH_RED}").encode()

@@ -27,9 +27,9 @@ def test_first_commit_and_no_commits(tmp_path: Path) -> None:
     shutil.copytree(FIXTURE, d)
     repo = Repo(d)
     repo.git("init", "-q", "-b", "main")
-    assert repo.bench_op("install").returncode == 0
+    assert repo.cli("install").returncode == 0
     repo.git("add", "-A")
-    r = repo.bench_op("hook", "pre-commit")
+    r = repo.cli("hook", "pre-commit")
     assert r.returncode == 0 and r.stdout == "" and r.stderr == ""
     r = run(["git", "commit", "-q", "-m", "first"], d)
     assert r.returncode == 0 and "bench-op" not in r.stdout + r.stderr
@@ -42,15 +42,15 @@ def test_shallow_clone(tmp_path: Path, repo: Repo) -> None:
     clone = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo.path}", str(clone))
     c = Repo(clone)
-    r = c.bench_op("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    r = c.cli("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 2 and "'HEAD~1' is not a commit" in one_line_error(r)
-    r = c.bench_op("check", "--all-files")
+    r = c.cli("check", "--all-files")
     # The only commit is the tip, which already had the new signature: nothing says what the old calls meant.
     assert r.returncode == 1 and "its Op did not change since the benchmark's last commit" in r.stdout
     # A new commit on top of the shallow tip works as anywhere else.
     c.write("src/minitile/ops/norm.py", c.read("src/minitile/ops/norm.py").replace("eps=1e-6)", "eps=1e-5)"))
     c.git("add", "-A")
-    r = c.bench_op("check")
+    r = c.cli("check")
     assert "relies on the default of 'eps'" in r.stdout
 
 
@@ -60,14 +60,14 @@ def test_submodule_is_left_alone(tmp_path: Path, repo: Repo) -> None:
     repo.commit("add a submodule")
     sub_files = Repo(repo.path / "third_party/sub").snapshot()
     stage_reduction_change(repo)
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert r.returncode == 0, r.stdout + r.stderr
     assert Repo(repo.path / "third_party/sub").snapshot() == sub_files
     assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
 
 
 def test_linked_worktree(tmp_path: Path, repo: Repo) -> None:
-    assert repo.bench_op("install").returncode == 0
+    assert repo.cli("install").returncode == 0
     wt = tmp_path / "wt"
     repo.git("worktree", "add", "-q", "-b", "feature", str(wt))
     w = Repo(wt)
@@ -90,7 +90,7 @@ def test_merge_with_conflicts_is_refused(repo: Repo) -> None:
     repo.commit("main")
     repo.git("merge", "other", check=False)
     before = state(repo)
-    r = repo.bench_op("check")
+    r = repo.cli("check")
     assert r.returncode == 1 and "unmerged paths" in one_line_error(r)
     assert state(repo) == before
 
@@ -105,7 +105,7 @@ def test_no_commit_in_the_middle_of_an_operation(repo: Repo, op: str) -> None:
     else:
         repo.git("bisect", "start")
     before = state(repo)
-    r = repo.bench_op("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
+    r = repo.cli("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
     assert r.returncode == 1 and "is in progress" in one_line_error(r)
     assert state(repo)[0] == before[0] and repo.log()[0] == "reduce"
 

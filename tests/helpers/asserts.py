@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 from tests.helpers.repo import Repo, Result
 
 
@@ -15,7 +17,7 @@ def state(repo: Repo) -> tuple[dict[str, bytes], str, str, str]:
     )
 
 
-def one_line_error(r: Result) -> str:
+def one_line_error(r: Result | subprocess.CompletedProcess[str]) -> str:
     """The one `bench-op:` line on stderr, with no traceback anywhere."""
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("bench-op:")]
     assert len(lines) == 1, r.stderr

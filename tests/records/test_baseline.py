@@ -176,19 +176,19 @@ def test_notes_are_the_baseline_without_a_rerun_and_history(repo: Repo, tmp_path
     assert "not measured" in r.stdout
 
     # history: every recorded commit, newest first; --plot draws it.
-    h = repo.bench_op("history", BENCH_RED)
+    h = repo.cli("history", BENCH_RED)
     assert h.returncode == 0, h.stderr
     lines = h.stdout.splitlines()
     block = lines[lines.index(f"{SUM}[64-256]:") :]
     rows = [ln for ln in block[2:] if ln.startswith("  ") and not ln.startswith("   ")][:3]
     assert rows[0].split()[0] == repo.head()[:12] and rows[1].split()[0] == first[:12]
     assert "+" in rows[0].split()[-1]  # slower than the commit before it
-    h = repo.bench_op("history", f"{SUM}[128-512]")
+    h = repo.cli("history", f"{SUM}[128-512]")
     assert h.returncode == 0 and f"{SUM}[128-512]:" in h.stdout and "test_mean" not in h.stdout
     if importlib.util.find_spec("matplotlib") is None:
         pytest.skip("matplotlib is not installed")
     png = tmp_path / "trend.png"
-    h = repo.bench_op("history", BENCH_RED, "--plot", str(png))
+    h = repo.cli("history", BENCH_RED, "--plot", str(png))
     assert h.returncode == 0, h.stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -36,8 +36,8 @@ def test_check_fix_and_commit_message_agree(tmp_path: Path, changes: list) -> No
     for change in changes:
         change(repo)
     repo.git("add", "-A")
-    check = repo.bench_op("check", "--json", str(tmp_path / "check.json"))
-    fix = repo.bench_op("fix", "--diff", "--json", str(tmp_path / "fix.json"))
+    check = repo.cli("check", "--json", str(tmp_path / "check.json"))
+    fix = repo.cli("fix", "--diff", "--json", str(tmp_path / "fix.json"))
     checked = json.loads((tmp_path / "check.json").read_text())
     fixed = json.loads((tmp_path / "fix.json").read_text())
     assert _views(checked["findings"]) == _views(fixed["findings"])
@@ -45,7 +45,7 @@ def test_check_fix_and_commit_message_agree(tmp_path: Path, changes: list) -> No
     assert checked["rewritten"] == fixed["rewritten"]
     # the follow-up commit describes each rewrite in the words check used
     repo.commit("the Op change")
-    r = repo.bench_op("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
+    r = repo.cli("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
     assert r.returncode in (0, 1), r.stderr
     message = repo.git("log", "-1", "--format=%B")
     if "Bench-Op: follow-up" not in message:
@@ -67,8 +67,8 @@ def test_dict_fix_is_described_the_same_everywhere(tmp_path: Path) -> None:
     repo.commit("more benchmarks")
     reduction_change(repo)
     repo.git("add", "-A")
-    check = repo.bench_op("check")
-    fix = repo.bench_op("fix", "--diff")
+    check = repo.cli("check")
+    fix = repo.cli("fix", "--diff")
     words = "MeanFwdOp(**params) with params edited: 'M' removed"
     assert words in check.stdout and words in fix.stderr, check.stdout
     assert '-    params = {"M": 64, "N": 256, "dtype": torch.float32}' in fix.stdout

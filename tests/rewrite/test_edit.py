@@ -190,7 +190,7 @@ def test_encodings_and_line_endings_survive_a_rewrite(repo: Repo, kind: str) -> 
     repo.git("config", "core.autocrlf", "false")
     repo.commit("encoded bench")
     stage_reduction_change(repo)
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert r.returncode == 0, r.stdout + r.stderr
     expected = data.replace(b"SumFwdOp(4, 8, torch.float32)", b"SumFwdOp(8, torch.float32)")
     assert (repo.path / "benchmarks/ops/bench_enc.py").read_bytes() == expected
@@ -213,7 +213,7 @@ def test_the_splatted_dict_of_the_right_call_is_edited(repo: Repo) -> None:
         "def __init__(self, M, N, dtype, tune=True):",
     )
     repo.git("add", "-A")
-    repo.bench_op("fix")
+    repo.cli("fix")
     text = repo.read("benchmarks/ops/bench_dicts.py")
     assert "timing = {'iters': 5}\n" in text
     assert "cfg = {'M': 64, 'N': 256, 'dtype': torch.float32, 'tune': False}" in text
@@ -237,5 +237,5 @@ def test_comments_stay_with_their_arguments(repo: Repo) -> None:
     repo.commit("multi-line")
     reduction_change(repo)
     repo.git("add", "-A")
-    repo.bench_op("fix")
+    repo.cli("fix")
     assert repo.read("benchmarks/ops/bench_multi.py") == MULTI.replace("        64,  # M: rows\n", "")

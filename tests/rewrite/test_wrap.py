@@ -23,14 +23,14 @@ def test_fix_wraps_a_call_that_no_longer_fits_the_ruff_line_length(repo: Repo) -
         "def __init__(self, M, N, K, *, dtype, trans_b=False):",
     )
     repo.git("add", "-A")
-    r = repo.bench_op("fix")
+    r = repo.cli("fix")
     assert r.returncode == 0, r.stdout + r.stderr
     text = repo.read(BENCH_GEMM)
     assert "    op = ops.GemmOp(\n        M, N, K, dtype=DTYPE\n    )\n" in text, text
     ast.parse(text)
     # the lines bench-op did not touch keep their layout, long or not
     assert '    report(record_property, "gemm", ms, flops=2 * M * N * K,' in text
-    again = repo.bench_op("check")
+    again = repo.cli("check")
     assert again.returncode == 0, again.stdout
 
 

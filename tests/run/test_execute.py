@@ -70,7 +70,7 @@ def test_no_gpu_is_a_skip_unless_required(repo: Repo, tmp_path: Path) -> None:
 def test_no_run_is_static_only(repo: Repo, tmp_path: Path) -> None:
     reduction_change(repo)
     repo.git("add", "-A")
-    r = repo.bench_op("run", "--no-run")
+    r = repo.cli("run", "--no-run")
     assert r.returncode == 0 and "--no-run" in r.stdout
     assert "running benchmarks" not in r.stdout
     assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)

@@ -38,7 +38,7 @@ def test_bad_gpu_selection_is_a_usage_error(repo: Repo) -> None:
         parse_gpus("many")
     reduction_change(repo)
     repo.git("add", "-A")
-    r = repo.bench_op("run", "--gpus", "lots", "--no-run")
+    r = repo.cli("run", "--gpus", "lots", "--no-run")
     assert r.returncode == 2 and "--gpus must be 'all'" in r.stderr
 
 

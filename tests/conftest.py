@@ -6,12 +6,13 @@ No mocks: git, pytest and pre-commit run for real. The helpers the tests import 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import precommit
-from tests.helpers.process import isolate_git
+from tests.helpers.process import SESSION_PREFIXES, isolate_git
 from tests.helpers.repo import Repo, make_repo
 
 collect_ignore = ["fixtures"]
@@ -20,6 +21,18 @@ collect_ignore = ["fixtures"]
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_git(tmp_path_factory: pytest.TempPathFactory) -> None:
     isolate_git(tmp_path_factory.mktemp("home"))
+
+
+@pytest.fixture
+def without_session_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For a test that calls bench-op's functions directly: this process's environment as a program's would
+    be, without what the test session put there (bench-op passes its environment on to the benchmark
+    sessions it starts, and PYTEST_XDIST_WORKER from an xdist worker makes such a session look for its
+    results under another name). pytest sets PYTEST_CURRENT_TEST again for the call; every session
+    overwrites it with its own."""
+    for key in list(os.environ):
+        if key.startswith(SESSION_PREFIXES):
+            monkeypatch.delenv(key)
 
 
 @pytest.fixture

@@ -93,6 +93,8 @@ def test_what_fixtures_do_not_show_is_left_alone(repo: Repo, source: str) -> Non
     reduction_change(repo)
     repo.git("add", "-A")
     r = repo.cli("check")
+    # the check ran and saw the change (an empty or failed report would leave any file alone)
+    assert r.returncode == 1 and "fix: SumFwdOp(N, dtype)" in r.stdout, r.stdout + r.stderr
     assert "benchmarks/ops/bench_fixture.py:" not in r.stdout or "fix: op_cls" not in r.stdout, r.stdout
 
 

@@ -189,8 +189,10 @@ def test_installed_hooks_commit(tmp_path) -> None:
     assert_user_work_kept(repo, work)
     # The follow-up triggers no other follow-up, and running again changes nothing.
     assert len(repo.log()) == 3
+    tree = repo.snapshot()
     r = repo.bench_op("run", "--from-ref", "HEAD~2", "--to-ref", "HEAD~1", "--no-commit")
-    assert len(repo.log()) == 3
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert repo.snapshot() == tree and len(repo.log()) == 3
 
 
 def test_installed_hooks_merge(tmp_path) -> None:

@@ -23,7 +23,7 @@ GIT_ENV = {
 # the tests start, directly or through bench-op, as their own: PYTEST_XDIST_WORKER makes a session think it
 # is a worker (bench-op's plugin then writes its results to a file bench-op does not read), PYTEST_ADDOPTS
 # and PYTEST_PLUGINS add the outer session's options and plugins, COV_* starts coverage in every child.
-_SESSION_PREFIXES = ("PYTEST_", "COV_")
+SESSION_PREFIXES = ("PYTEST_", "COV_")
 
 
 def isolate_git(home: Path) -> None:
@@ -39,7 +39,7 @@ def isolate_git(home: Path) -> None:
 
 def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """This process's environment without the test session's variables, plus `extra`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_SESSION_PREFIXES)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(SESSION_PREFIXES)}
     env.update(extra or {})
     return env
 

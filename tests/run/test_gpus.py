@@ -71,6 +71,7 @@ def test_files_spread_over_gpus_one_file_per_gpu(repo: Repo, tmp_path: Path) -> 
     assert benches["benchmarks/ops/bench_splat.py"]["iterations"] == 3
     assert "op_params.pop('M', None)" in repo.read("benchmarks/ops/bench_splat.py")
     assert "(GPU 0)" in r.stdout or "(GPU 1)" in r.stdout
+    assert " on 2 GPUs (0, 1)" in r.stdout
 
 
 def test_one_gpu_changes_nothing(repo: Repo, tmp_path: Path) -> None:
@@ -78,7 +79,8 @@ def test_one_gpu_changes_nothing(repo: Repo, tmp_path: Path) -> None:
     repo.git("add", "-A")
     out = tmp_path / "r.json"
     r = repo.bench_op("run", "--gpus", "all", "--json", str(out), env={"CUDA_VISIBLE_DEVICES": "0"})
-    assert r.returncode == 0 and "spreading" not in r.stdout and " -n " not in r.stdout
+    # (" GPUs (" ends the line of a session spread over GPUs: "running ... on 2 GPUs (0, 1)")
+    assert r.returncode == 0 and "spreading" not in r.stdout and " GPUs (" not in r.stdout, r.stdout
 
 
 def test_a_shard_runs_only_its_files(repo: Repo, tmp_path: Path) -> None:

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.asserts import one_line_error, state
 from tests.helpers.changes import reduction_change, stage_reduction_change
 from tests.helpers.process import alive, popen, run
@@ -64,6 +66,7 @@ def test_started_early():
 """
 
 
+@pytest.mark.usefixtures("without_session_env")
 def test_early_started_pytest_imports_first_then_runs_what_it_is_handed(tmp_path: Path) -> None:
     from benchop_hook.run.runner import Interpreter, Warm, run_pytest
 
@@ -95,6 +98,7 @@ def test_early_started_pytest_imports_first_then_runs_what_it_is_handed(tmp_path
     assert [t.outcome for t in cold.tests] == ["failed"]
 
 
+@pytest.mark.usefixtures("without_session_env")
 def test_early_started_pytest_nothing_took_is_ended(tmp_path: Path) -> None:
     from benchop_hook.run.runner import Interpreter, Warm
 
@@ -111,6 +115,7 @@ def test_early_started_pytest_nothing_took_is_ended(tmp_path: Path) -> None:
     assert taken is None and other.proc is None and not alive(pid)
 
 
+@pytest.mark.usefixtures("without_session_env")
 def test_early_started_pytest_without_pytest_says_install_it(tmp_path: Path) -> None:
     from benchop_hook.run.notrun import CannotRun
     from benchop_hook.run.runner import Interpreter, Warm, run_pytest

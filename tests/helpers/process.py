@@ -37,9 +37,15 @@ def isolate_git(home: Path) -> None:
         os.environ.pop(k, None)
 
 
+# The benchmark sessions the tests start share the machine's cores with the other xdist workers and their
+# own sessions: one torch thread each (a pool of them contends, and its idle threads spin: about 0.4 s of
+# CPU per session here), unless the environment or the test asks for more.
+_ONE_THREAD = {"OMP_NUM_THREADS": "1"}
+
+
 def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """This process's environment without the test session's variables, plus `extra`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(SESSION_PREFIXES)}
+    env = {**_ONE_THREAD, **{k: v for k, v in os.environ.items() if not k.startswith(SESSION_PREFIXES)}}
     env.update(extra or {})
     return env
 

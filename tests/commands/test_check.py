@@ -164,9 +164,6 @@ def test_no_commits_and_bad_ref_are_clear_errors(tmp_path) -> None:
     assert r.returncode == 2 and "'nope' is not a commit" in r.stderr
 
 
-BENCH_RED = "benchmarks/ops/bench_reduction.py"
-
-
 def test_op_file_with_syntax_error_is_named(repo: Repo) -> None:
     repo.write(
         "src/minitile/ops/reduction.py", repo.read("src/minitile/ops/reduction.py") + "\ndef broken(:\n"

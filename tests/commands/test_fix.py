@@ -140,9 +140,6 @@ def test_syntax_error_is_named_and_other_files_still_fixed(repo: Repo) -> None:
     assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
 
 
-BENCH_RED = "benchmarks/ops/bench_reduction.py"
-
-
 @pytest.mark.parametrize(
     "kind, why",
     [
@@ -210,9 +207,6 @@ def test_symlinked_benchmark_is_never_written_through(tmp_path: Path, repo: Repo
     assert "skipped benchmarks/ops/bench_link.py (a symlink; bench-op never writes through one" in r.stdout
     assert "SumFwdOp(4, 8, torch.float32)" in outside.read_text()
     assert (repo.path / "benchmarks/ops/bench_link.py").is_symlink()
-
-
-# -- idempotence and bugs
 
 
 def test_fix_twice_changes_nothing_the_second_time(repo: Repo) -> None:

@@ -14,6 +14,8 @@ from tests.helpers.process import popen
 from tests.helpers.repo import Repo
 from tests.helpers.sources import HANG
 
+BENCH_RED = "benchmarks/ops/bench_reduction.py"
+
 
 def test_two_runs_at_once(repo: Repo, tmp_path: Path) -> None:
     repo.write("benchmarks/ops/bench_hang.py", HANG)
@@ -49,9 +51,6 @@ def test_run_twice_commits_once(repo: Repo) -> None:
     r = repo.bench_op("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 0 and "nothing to do" in r.stdout
     assert state(repo) == after
-
-
-BENCH_RED = "benchmarks/ops/bench_reduction.py"
 
 
 def _commit_change(repo: Repo) -> None:

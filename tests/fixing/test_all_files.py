@@ -14,6 +14,8 @@ import pytest
 from tests.helpers.changes import reduction_change
 from tests.helpers.repo import Repo
 
+BENCH_RED = "benchmarks/ops/bench_reduction.py"
+
 HEAD = (
     "import inspect\nimport torch\nimport pytest\n"
     "from minitile.ops import SumFwdOp, MeanFwdOp, RMSNormOp\n\n\n"
@@ -201,9 +203,6 @@ def test_all_files_counts_calls_and_classes_and_lists_no_changes(repo: Repo) -> 
     again = repo.cli("check", "--all-files")  # from the cache: the same report
     assert (repo.path / ".git" / "bench-op" / "all-files-cache.json").exists()
     assert again.stdout == r.stdout and again.returncode == 0
-
-
-BENCH_RED = "benchmarks/ops/bench_reduction.py"
 
 
 def test_all_files_fixes_from_the_benchmarks_last_commit(repo: Repo) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from tests.helpers.repo import Repo
 
+BENCH_RED = "benchmarks/ops/bench_reduction.py"
+
 
 def _default_change(repo: Repo) -> None:
     repo.replace(
@@ -49,9 +51,6 @@ def test_pin_defaults_false(repo: Repo) -> None:
     r = repo.cli("fix")
     assert "eps=1e-6" not in repo.read("benchmarks/ops/bench_norm.py")
     assert "not pinned (pin-defaults = false)" in r.stdout
-
-
-BENCH_RED = "benchmarks/ops/bench_reduction.py"
 
 
 def test_a_default_that_needs_an_import_is_not_pinned(repo: Repo) -> None:

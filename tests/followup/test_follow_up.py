@@ -8,6 +8,8 @@ import json
 from tests.helpers.changes import reduction_change
 from tests.helpers.repo import Repo
 
+BENCH_RED = "benchmarks/ops/bench_reduction.py"
+
 
 def test_follow_up_message_names_only_the_ops_behind_its_files(repo: Repo) -> None:
     # two Op changes; only the reduction's reaches a benchmark file
@@ -47,9 +49,6 @@ def test_follow_up_message_is_bounded_and_says_where_the_rest_is(repo: Repo) -> 
     assert report.startswith(".git/bench-op/reports/") and (repo.path / report).exists(), more
     data = json.loads((repo.path / report).read_text())
     assert sum(len(b["fixes"]) for b in data["benchmarks"]) == 63  # 60 here, 3 in bench_reduction.py
-
-
-BENCH_RED = "benchmarks/ops/bench_reduction.py"
 
 
 def _commit_change(repo: Repo) -> None:

@@ -18,9 +18,6 @@ from tests.helpers.repo import FIXTURE, Repo, git, make_repo
 BENCH_RED = "benchmarks/ops/bench_reduction.py"
 
 
-# -- repository states
-
-
 def test_first_commit_and_no_commits(tmp_path: Path) -> None:
 
     d = tmp_path / "fresh"

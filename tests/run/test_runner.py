@@ -19,6 +19,8 @@ from tests.helpers.process import alive, popen, run
 from tests.helpers.repo import Repo
 from tests.helpers.sources import HANG
 
+BENCH_RED = "benchmarks/ops/bench_reduction.py"
+
 HANG_BENCH = """import os
 import subprocess
 import time
@@ -147,12 +149,6 @@ def test_early_start_leaves_torch_to_a_conftest_that_sets_the_environment(tmp_pa
         "import os\nos.environ['CUBLAS_WORKSPACE_CONFIG'] = ':4096:8'\nimport torch\n"
     )
     assert warm_modules(str(tmp_path), cfg) == ()
-
-
-BENCH_RED = "benchmarks/ops/bench_reduction.py"
-
-
-# -- runs
 
 
 def _run_with_bench(

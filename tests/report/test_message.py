@@ -1,5 +1,6 @@
-"""One plan, three views (report/render.py, followup/): `check`, `fix --diff` and the follow-up commit's
-message count the same calls and describe the same edit, on every fixture change scenario."""
+"""The follow-up commit's message (report/message.py) and the other renderings of the same result: `check`,
+`fix --diff` and the message count the same calls and describe the same edit, on every fixture change
+scenario; the message names only the Ops behind its files, stays short and says where the rest is."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.changes import CHANGES, reduction_change
-from tests.helpers.repo import make_repo
+from tests.helpers.repo import Repo, make_repo
 from tests.helpers.sources import EXTRA_BENCH
 
 SCENARIOS = [[c] for c in CHANGES] + [CHANGES]
@@ -72,3 +73,43 @@ def test_dict_fix_is_described_the_same_everywhere(tmp_path: Path) -> None:
     words = "MeanFwdOp(**params) with params edited: 'M' removed"
     assert words in check.stdout and words in fix.stderr, check.stdout
     assert '-    params = {"M": 64, "N": 256, "dtype": torch.float32}' in fix.stdout
+
+
+def test_follow_up_message_names_only_the_ops_behind_its_files(repo: Repo) -> None:
+    # two Op changes; only the reduction's reaches a benchmark file
+    reduction_change(repo)
+    repo.write(
+        "src/minitile/ops/unused.py",
+        "from minitile.ops.op import Op\n\n\nclass LonelyOp(Op):\n"
+        "    def __init__(self, a, b):\n        pass\n",
+    )
+    repo.commit("add an Op no benchmark builds")
+    repo.replace("src/minitile/ops/unused.py", "def __init__(self, a, b):", "def __init__(self, b):")
+    repo.git("reset", "-q", "--soft", "HEAD~1")
+    repo.commit("reduce: rows from the input; LonelyOp loses a")
+    r = repo.cli("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
+    assert r.returncode == 0, r.stdout + r.stderr
+    message = repo.git("log", "-1", "--format=%B")
+    assert message.splitlines()[0] == "bench-op: align bench_reduction.py with the new ReduceOp interface"
+    assert "LonelyOp" not in message and "ReduceOp(M, N, dtype, tune=False)" in message
+    assert "not run (not run" not in message and "Not run here (--no-run)" in message
+
+
+def test_follow_up_message_is_bounded_and_says_where_the_rest_is(repo: Repo) -> None:
+    calls = "".join(f"    SumFwdOp({i + 1}, 8, torch.float32)\n" for i in range(60))
+    repo.write(
+        "benchmarks/ops/bench_many.py",
+        f"import torch\n\nfrom minitile.ops import SumFwdOp\n\n\ndef test_many():\n{calls}",
+    )
+    repo.commit("a benchmark with many calls")
+    reduction_change(repo)
+    repo.commit("reduce: rows from the input")
+    r = repo.cli("run", "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--no-run")
+    assert r.returncode == 0, r.stdout + r.stderr
+    message = repo.git("log", "-1", "--format=%B").strip().splitlines()
+    assert len(message) <= 45, message
+    more = next(line for line in message if "more lines" in line)
+    report = more.rsplit(" in ", 1)[1]
+    assert report.startswith(".git/bench-op/reports/") and (repo.path / report).exists(), more
+    data = json.loads((repo.path / report).read_text())
+    assert sum(len(b["fixes"]) for b in data["benchmarks"]) == 63  # 60 here, 3 in bench_reduction.py

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 os.environ.update(
     {
         "GIT_AUTHOR_NAME": "Kernel Dev",
@@ -40,7 +40,8 @@ os.environ.update(
     }
 )
 
-import conftest  # noqa: E402
+from tests.helpers.changes import reduction_change  # noqa: E402
+from tests.helpers.repo import Repo, make_repo  # noqa: E402
 
 SUM_KERNEL = "        return x.sum(dim=self.dim)\n"
 
@@ -55,16 +56,16 @@ def slow_sum(k: int) -> str:
     )
 
 
-def build(dest: Path, k: int) -> conftest.Repo:
-    repo = conftest.make_repo(dest)
-    conftest.reduction_change(repo)
+def build(dest: Path, k: int) -> Repo:
+    repo = make_repo(dest)
+    reduction_change(repo)
     repo.replace("src/minitile/ops/reduction.py", SUM_KERNEL, slow_sum(k))
     repo.commit(f"reduce: rows come from the input; sum reads the input {k} times")
     return repo
 
 
 def bench_op(
-    repo: conftest.Repo, out: Path, log: str, *args: str
+    repo: Repo, out: Path, log: str, *args: str
 ) -> tuple[float, subprocess.CompletedProcess[str], dict]:
     js = out / f"{log}.json"
     t0 = time.monotonic()

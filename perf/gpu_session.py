@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 OUT = Path(os.environ.get("OUT") or ROOT / "gpu-out")
 OUT.mkdir(parents=True, exist_ok=True)
 os.environ.update(
@@ -33,8 +33,8 @@ os.environ.update(
     }
 )
 
-import conftest  # noqa: E402 - importable only after the sys.path line above
-import test_properties as tp  # noqa: E402 - importable only after the sys.path line above
+from tests.helpers.changes import CHANGES, reduction_change  # noqa: E402 - importable only after the sys.path line above
+from tests.helpers.repo import Repo, make_repo  # noqa: E402 - importable only after the sys.path line above
 
 WORK = Path("/tmp/bench-op-gpu")
 subprocess.run(["rm", "-rf", str(WORK)])
@@ -42,7 +42,7 @@ WORK.mkdir()
 summary: list[str] = []
 
 
-def bench_op(repo: conftest.Repo, *args: str, log: str) -> subprocess.CompletedProcess[str]:
+def bench_op(repo: Repo, *args: str, log: str) -> subprocess.CompletedProcess[str]:
     t0 = time.monotonic()
     r = subprocess.run(
         [sys.executable, "-m", "benchop_hook", *args], cwd=repo.path, capture_output=True, text=True
@@ -55,8 +55,8 @@ def bench_op(repo: conftest.Repo, *args: str, log: str) -> subprocess.CompletedP
 
 
 # A
-a = conftest.make_repo(WORK / "a")
-for change in tp.CHANGES:
+a = make_repo(WORK / "a")
+for change in CHANGES:
     change(a)
 a.commit("ops: five constructor changes")
 r = bench_op(
@@ -75,11 +75,11 @@ for b in data["benchmarks"]:
 summary.append("   " + a.git("log", "--oneline", "-3").replace("\n", "\n   "))
 
 # B
-b_repo = conftest.make_repo(WORK / "b")
+b_repo = make_repo(WORK / "b")
 install = subprocess.run(
     [sys.executable, "-m", "benchop_hook", "install"], cwd=b_repo.path, capture_output=True, text=True
 ).stdout
-conftest.reduction_change(b_repo)
+reduction_change(b_repo)
 b_repo.git("add", "src", "tests")
 b_repo.write(
     "benchmarks/ops/bench_norm.py", b_repo.read("benchmarks/ops/bench_norm.py") + "# my unstaged note\n"
@@ -106,8 +106,8 @@ summary.append(
 )
 
 # D
-d = conftest.make_repo(WORK / "d")
-for change in tp.CHANGES[:4]:
+d = make_repo(WORK / "d")
+for change in CHANGES[:4]:
     change(d)
 d.git("add", "-A")
 r = bench_op(d, "run", "--gpus", "all", "--json", str(WORK / "d.json"), log="d_gpus_all.log")

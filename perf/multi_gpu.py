@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 os.environ.update(
     {
         "GIT_AUTHOR_NAME": "Kernel Dev",
@@ -30,8 +30,8 @@ os.environ.update(
     }
 )
 
-import conftest  # noqa: E402 - importable only after the sys.path line above
-import test_properties as tp  # noqa: E402 - importable only after the sys.path line above
+from tests.helpers.changes import CHANGES  # noqa: E402 - importable only after the sys.path line above
+from tests.helpers.repo import make_repo  # noqa: E402 - importable only after the sys.path line above
 
 
 def main() -> None:
@@ -49,8 +49,8 @@ def main() -> None:
     logs = []
     for rep in range(ns.reps):
         for gpus in ("all", "1"):
-            repo = conftest.make_repo(work / f"r{rep}-{gpus}")
-            for change in tp.CHANGES:
+            repo = make_repo(work / f"r{rep}-{gpus}")
+            for change in CHANGES:
                 change(repo)
             repo.git("add", "-A")
             out = work / f"r{rep}-{gpus}.json"

@@ -1,19 +1,22 @@
-"""The command line as the README describes it (issue 12): --staged, FILE arguments restrict check and fix,
-argument errors under the subcommand's usage, no commits to compare is a usage situation."""
+"""The command line as the README describes it (cli.py): --staged, FILE arguments restrict check and fix,
+argument errors under the subcommand's usage, no commits to compare is a usage situation, a bug is a short
+message and a log."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import Repo, reduction_change
+from tests.helpers.changes import reduction_change
+from tests.helpers.process import run
+from tests.helpers.repo import Repo, git
 
 BENCH_RED = "benchmarks/ops/bench_reduction.py"
+
+
 BENCH_GEMM = "benchmarks/ops/bench_gemm.py"
 
 
@@ -28,7 +31,7 @@ def gemm_keyword_only(repo: Repo) -> None:
 def test_staged_is_an_explicit_flag(repo: Repo, tmp_path: Path) -> None:
     reduction_change(repo)
     repo.git("add", "-A")
-    r = repo.bench_op(
+    r = repo.cli(
         "check",
         "--staged",
         "--json",
@@ -38,7 +41,7 @@ def test_staged_is_an_explicit_flag(repo: Repo, tmp_path: Path) -> None:
     assert r.returncode == 1, r.stdout + r.stderr
     data = json.loads((tmp_path / "c.json").read_text())
     assert data["status"] == "broken" and data["target"]["mode"] == "staged"
-    bad = repo.bench_op("check", "--staged", "--all-files")
+    bad = repo.cli("check", "--staged", "--all-files")
     assert bad.returncode == 2 and "--staged" in bad.stderr
 
 
@@ -46,16 +49,16 @@ def test_files_restrict_check_and_fix(repo: Repo) -> None:
     reduction_change(repo)
     gemm_keyword_only(repo)
     repo.git("add", "-A")
-    r = repo.bench_op("check", BENCH_GEMM)
+    r = repo.cli("check", BENCH_GEMM)
     assert BENCH_GEMM in r.stdout and BENCH_RED not in r.stdout, r.stdout
-    r = repo.bench_op("fix", BENCH_GEMM)
+    r = repo.cli("fix", BENCH_GEMM)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "dtype=DTYPE" in repo.read(BENCH_GEMM)
     assert repo.git("diff", "--name-only").split() == [BENCH_GEMM], "fix A rewrites A only"
 
 
 def test_argument_errors_print_the_subcommands_usage(repo: Repo) -> None:
-    r = repo.bench_op("check", "--no-such-flag")
+    r = repo.cli("check", "--no-such-flag")
     assert r.returncode == 2
     assert "usage: bench-op check" in r.stderr and "unrecognized arguments: --no-such-flag" in r.stderr
 
@@ -65,20 +68,16 @@ def test_only_the_named_command_is_built_and_every_other_form_still_parses(
 ) -> None:
     """The parser builds just the named subcommand (the no-op hook builds one on every commit); an unknown
     command, `-C DIR` before the command, and the top-level help still see all of them."""
-    r = repo.bench_op("nosuch")
+    r = repo.cli("nosuch")
     assert r.returncode == 2 and "invalid choice: 'nosuch'" in r.stderr
     assert all(c in r.stderr for c in ("check", "fix", "run", "hook", "history", "install", "uninstall")), (
         r.stderr
     )
-    top = repo.bench_op("--help")
+    top = repo.cli("--help")
     assert top.returncode == 0 and all(c in top.stdout for c in ("check", "history", "uninstall")), top.stdout
-    r = subprocess.run(
-        [sys.executable, "-m", "benchop_hook", "-C", str(repo.path), "hook", "--no-such-flag"],
-        capture_output=True,
-        text=True,
-    )
+    r = run([sys.executable, "-m", "benchop_hook", "-C", str(repo.path), "hook", "--no-such-flag"], tmp_path)
     assert r.returncode == 2 and "usage: bench-op hook" in r.stderr, r.stderr
-    r = subprocess.run(
+    r = run(
         [
             sys.executable,
             "-m",
@@ -89,49 +88,38 @@ def test_only_the_named_command_is_built_and_every_other_form_still_parses(
             "--json",
             str(tmp_path / "c.json"),
         ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "COLUMNS": "60"},
+        tmp_path,
+        env={"COLUMNS": "60"},
     )
     assert r.returncode == 0, r.stdout + r.stderr
     widths = {}
     for columns in ("60", "200"):
-        h = subprocess.run(
-            [sys.executable, "-m", "benchop_hook", "fix", "--help"],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "COLUMNS": columns},
-        )
+        h = run([sys.executable, "-m", "benchop_hook", "fix", "--help"], tmp_path, env={"COLUMNS": columns})
         assert h.returncode == 0 and "--diff" in h.stdout
         widths[columns] = max(len(line) for line in h.stdout.splitlines())
     assert widths["60"] < 70 < widths["200"], f"help wraps to $COLUMNS, as argparse's own does: {widths}"
 
 
 def test_check_without_commits_is_a_usage_situation(tmp_path: Path) -> None:
-    subprocess.run(["git", "init", "-q", str(tmp_path / "empty")], check=True)
+    git(tmp_path, "init", "-q", str(tmp_path / "empty"))
     for cmd in ("check", "fix", "run"):
-        r = subprocess.run(
-            [sys.executable, "-m", "benchop_hook", cmd],
-            cwd=tmp_path / "empty",
-            capture_output=True,
-            text=True,
-        )
+        r = Repo(tmp_path / "empty").cli(cmd)
         assert r.returncode == 2, (cmd, r.stderr)
         assert "the repository has no commits yet" in r.stderr and r.stderr.count("\n") == 1
 
 
 def test_no_doubled_words(repo: Repo, tmp_path: Path) -> None:
-    r = repo.bench_op("run", "--json", str(tmp_path / "r.json"))
+    r = repo.cli("run", "--json", str(tmp_path / "r.json"))
     assert "bench-op: nothing to do" in r.stdout and "nothing-to-do: nothing to do" not in r.stdout
     reduction_change(repo)
     repo.git("add", "-A")
-    r = repo.bench_op("run", "--no-run")
+    r = repo.cli("run", "--no-run")
     assert "not run (not run" not in r.stdout and "fixed but not run (--no-run)" in r.stdout, r.stdout
 
 
 def test_hook_takes_files_after_its_options(repo: Repo) -> None:
     # pre-commit passes `entry args... files...`: options between the stage and the file names
-    r = repo.bench_op("hook", "pre-commit", "--no-run", BENCH_RED)
+    r = repo.cli("hook", "pre-commit", "--no-run", BENCH_RED)
     assert r.returncode == 0, r.stderr
     assert "unrecognized arguments" not in r.stderr
 
@@ -146,3 +134,24 @@ def test_the_parser_for_one_command_has_only_that_command(capsys: pytest.Capture
         cli.build_parser("hook").parse_args(["check"])
     assert "invalid choice: 'check' (choose from 'hook')" in capsys.readouterr().err
     assert cli.build_parser().parse_args(["check"]).command == "check"
+
+
+def test_a_bug_is_a_short_message_and_a_log(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchop_hook import cli
+    from benchop_hook.commands import check
+
+    def boom(opts: object) -> int:  # stands in for a bug anywhere below the handler
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.chdir(repo.path)
+    monkeypatch.setattr(check, "main", boom)
+    assert cli.main(["check"]) == 3
+    err = capsys.readouterr().err
+    log = repo.path / ".git" / "bench-op" / "crash.log"
+    assert err.strip() == (
+        f"bench-op: internal error (ZeroDivisionError: division by zero). This is a bug in bench-op; "
+        f"the details are in {log}."
+    )
+    assert "Traceback" in log.read_text() and "ZeroDivisionError" in log.read_text()

@@ -7,8 +7,8 @@ import pytest
 from benchop_hook.config import Config, from_table, parse_gpus
 from benchop_hook.errors import ConfigError
 from benchop_hook.globs import matches
-
-from conftest import Repo
+from tests.helpers.asserts import one_line_error
+from tests.helpers.repo import Repo
 
 
 def test_defaults_fit_a_tileops_layout() -> None:
@@ -66,22 +66,30 @@ def test_gpus(value, out) -> None:
 
 def test_cli_config_errors_exit_2_without_traceback(repo: Repo) -> None:
     repo.replace("pyproject.toml", "timeout = 300", "timeout = 'soon'")
-    r = repo.bench_op("check", "--all-files")
+    r = repo.cli("check", "--all-files")
     assert r.returncode == 2
     assert "[tool.bench-op] timeout must be a positive number" in r.stderr and "Traceback" not in r.stderr
     repo.replace("pyproject.toml", "timeout = 'soon'", "timeout = [")
-    r = repo.bench_op("check", "--all-files")
+    r = repo.cli("check", "--all-files")
     assert r.returncode == 2 and "pyproject.toml is not valid TOML" in r.stderr
     repo.replace("pyproject.toml", "timeout = [", "timeout = 300\nbenchmark-path = ['x']")
-    r = repo.bench_op("check", "--all-files")
+    r = repo.cli("check", "--all-files")
     assert r.returncode == 0 and "unknown key [tool.bench-op] 'benchmark-path'" in r.stderr
 
 
 def test_not_a_repository(tmp_path) -> None:
-    import subprocess
-    import sys
-
-    r = subprocess.run(
-        [sys.executable, "-m", "benchop_hook", "check"], cwd=tmp_path, capture_output=True, text=True
-    )
+    r = Repo(tmp_path).cli("check")
     assert r.returncode == 2 and "not inside a git work tree" in r.stderr
+
+
+@pytest.mark.parametrize("key", ["benchmark-paths", "op-paths", "test-paths"])
+def test_globs_escaping_the_repository_are_refused(repo: Repo, key: str) -> None:
+    repo.replace(
+        "pyproject.toml", "[tool.bench-op]\n", f"[tool.bench-op]\n{key} = ['../elsewhere/**/*.py']\n"
+    )
+    text = repo.read("pyproject.toml")
+    # the fixture already sets these keys: keep only the escaping one
+    lines = [ln for ln in text.splitlines() if not (ln.startswith(f"{key} = [") and "elsewhere" not in ln)]
+    repo.write("pyproject.toml", "\n".join(lines) + "\n")
+    r = repo.cli("check", "--all-files")
+    assert r.returncode == 2 and "points outside the repository" in one_line_error(r)

@@ -1,0 +1,169 @@
+"""Constructors `ast` can still read: `@dataclass` classes, PEP 420 namespace packages, and imports bench-op
+cannot resolve (reported, never taken for "every call binds")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchop_hook.analysis.modules import ClassRef, ParseCache, Project
+from benchop_hook.git.repo import Snapshot
+from tests.helpers.repo import Repo
+
+
+class Files(Snapshot):
+    """A repository version as a dict of path -> source: the Project reads it like a git tree."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+
+    def paths(self) -> list[str]:
+        return sorted(self.files)
+
+    def read(self, path: str) -> bytes | None:
+        text = self.files.get(path)
+        return None if text is None else text.encode()
+
+
+DC = (
+    "from dataclasses import dataclass, field, InitVar, KW_ONLY\nfrom typing import ClassVar\n"
+    "import dataclasses\n\n\n"
+)
+
+
+# (id, module source, class name, the signature its synthesized __init__ has, or None when unknowable)
+CASES = [
+    (
+        "fields-and-defaults",
+        DC + "@dataclass\nclass A:\n    m: int\n    n: int = 4\n    name: str = 'x'\n",
+        "A",
+        "(m, n=4, name='x')",
+    ),
+    (
+        "field-default-and-factory",
+        DC + "@dataclass\nclass A:\n    m: int\n    s: list = field(default_factory=list)\n"
+        "    d: int = field(default=3)\n",
+        "A",
+        "(m, s=list(), d=3)",
+    ),
+    (
+        "classvar-and-init-false-excluded",
+        DC + "@dataclass\nclass A:\n    K: ClassVar[int] = 3\n    m: int\n"
+        "    cache: dict = field(init=False, default_factory=dict)\n    plain = 5\n",
+        "A",
+        "(m)",
+    ),
+    (
+        "initvar-kept",
+        DC + "@dataclass\nclass A:\n    m: int\n    seed: InitVar[int] = 0\n",
+        "A",
+        "(m, seed=0)",
+    ),
+    (
+        "kw-only-decorator",
+        DC + "@dataclasses.dataclass(kw_only=True)\nclass A:\n    m: int\n    n: int = 1\n",
+        "A",
+        "(*, m, n=1)",
+    ),
+    (
+        "kw-only-marker-and-field",
+        DC + "@dataclass\nclass A:\n    m: int\n    t: int = field(default=0, kw_only=True)\n"
+        "    _: KW_ONLY\n    tune: bool = False\n",
+        "A",
+        "(m, *, t=0, tune=False)",
+    ),
+    (
+        "inherited-fields-base-first",
+        DC + "@dataclass\nclass Base:\n    m: int\n    dtype: str = 'f16'\n\n\n"
+        "@dataclass\nclass A(Base):\n    n: int = 2\n    dtype: str = 'f32'\n",
+        "A",
+        "(m, dtype='f32', n=2)",
+    ),
+    (
+        "explicit-init-wins",
+        DC + "@dataclass\nclass A:\n    m: int\n\n    def __init__(self, x):\n        self.m = x\n",
+        "A",
+        "(x)",
+    ),
+    (
+        "init-false-inherits",
+        DC + "class Base:\n    def __init__(self, q):\n        pass\n\n\n"
+        "@dataclass(init=False)\nclass A(Base):\n    m: int = 0\n",
+        "A",
+        "(q)",
+    ),
+    (
+        "unknown-external-base",
+        DC + "from somewhere import Thing\n\n\n@dataclass\nclass A(Thing):\n    m: int\n",
+        "A",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize("source, name, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_dataclass_constructor(source: str, name: str, expected: str | None) -> None:
+    p = Project(Files({"pkg/__init__.py": "", "pkg/m.py": source}), ParseCache(), lambda _: True, {"Op"})
+    sig = p.constructor(ClassRef("pkg.m", name))
+    assert (sig.render() if sig is not None else None) == expected
+
+
+def test_namespace_packages_resolve_like_others() -> None:
+    files = {
+        "src/nsl/ops/reduce.py": "class Op:\n    pass\n\n\nclass SumOp(Op):\n    def __init__(self, n):\n   "
+        "     pass\n",
+        "bench/b.py": "",
+    }
+    p = Project(Files(files), ParseCache(), lambda _: True, {"Op"})
+    assert p.resolve_name("nsl.ops.reduce", "SumOp") == ClassRef("nsl.ops.reduce", "SumOp")
+    assert p.resolve_name("nsl.ops", "reduce") is not None  # a module of a package with no __init__.py
+    assert p.resolve_name("nsl", "ops") is not None
+
+
+def test_dataclass_op_and_namespace_package_end_to_end(repo: Repo, tmp_path: Path) -> None:
+    """A dataclass Op in a namespace package: its calls are checked, a wrong one is found, an unresolved
+    import is named and the summary does not say every call binds."""
+    repo.replace(
+        "pyproject.toml",
+        'op-paths = ["src/minitile/ops/**/*.py"]',
+        'op-paths = ["src/minitile/ops/**/*.py", "src/nsops/**/*.py"]',
+    )
+    repo.write(
+        "src/nsops/scan/cumsum.py",
+        (
+            "from dataclasses import dataclass\n\nfrom minitile.ops import Op\n\n\n"
+            "@dataclass\nclass CumsumOp(Op):\n    n: int\n    dim: int = -1\n"
+        ),
+    )
+    repo.write(
+        "benchmarks/ops/bench_scan.py",
+        (
+            "import nsops.scan.cumsum as cs\nfrom nsops.scan import cumsum\nfrom nsops.scan.cumsum import "
+            "CumsumOp\n\n\n"
+            "def test_scan():\n    CumsumOp(16, dim=0)\n    cumsum.CumsumOp(n=16)\n    cs.CumsumOp(16, 0, "
+            "True)\n"
+        ),
+    )
+    repo.commit("a dataclass op")
+    out = tmp_path / "r.json"
+    r = repo.cli("check", "--all-files", "--json", str(out))
+    assert r.returncode == 1, r.stdout + r.stderr
+    data = json.loads(out.read_text())
+    broken = [
+        (f["line"], f["problem"]) for f in data["findings"] if f["path"] == "benchmarks/ops/bench_scan.py"
+    ]
+    assert broken == [(9, "TypeError: takes 2 positional arguments but 3 were given")]
+
+    repo.replace("benchmarks/ops/bench_scan.py", "cs.CumsumOp(16, 0, True)", "cs.CumsumOp(16, 0)")
+    repo.replace(
+        "benchmarks/ops/bench_scan.py",
+        "from nsops.scan.cumsum import CumsumOp\n",
+        "from nsops.scan.cumsum import CumsumOp\nfrom minitile.ops.reduction import ProdFwdOp\n",
+    )
+    repo.commit("an import of a class that does not exist")
+    r = repo.cli("check", "--all-files")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "from minitile.ops.reduction import ProdFwdOp" in r.stdout and "unresolved" in r.stdout
+    assert "every benchmark call binds" not in r.stdout and "1 import bench-op could not resolve" in r.stdout

@@ -1,0 +1,218 @@
+"""`bench-op fix` on real git repositories of the fixture library: the rewrite for each kind of change, the
+files it must not or cannot write (unreadable, huge, read-only, symlinked), and a second fix in a row."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.asserts import state
+from tests.helpers.changes import reduction_change, stage_reduction_change
+from tests.helpers.process import run
+from tests.helpers.repo import Repo
+
+BENCH_RED = "benchmarks/ops/bench_reduction.py"
+
+
+def test_fix_diff_prints_and_writes_nothing(repo: Repo) -> None:
+    reduction_change(repo)
+    repo.git("add", "-A")
+    before = repo.snapshot()
+    r = repo.cli("fix", "--diff")
+    assert "-    op = SumFwdOp(M, N, dtype)\n+    op = SumFwdOp(N, dtype)" in r.stdout
+    assert repo.snapshot() == before
+
+
+def test_removed_parameter_keyword_callers(repo: Repo) -> None:
+    repo.replace(
+        "src/minitile/ops/norm.py",
+        "def __init__(self, M, hidden, dtype, eps=1e-6):\n        self.M = M\n",
+        "def __init__(self, hidden, dtype, eps=1e-6):\n        self.M = None\n",
+    )
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "op = RMSNormOp(hidden=hidden, dtype=torch.float32)" in repo.read("benchmarks/ops/bench_norm.py")
+
+
+def test_keyword_only_and_module_attribute_import(repo: Repo) -> None:
+    repo.replace(
+        "src/minitile/ops/gemm.py",
+        "def __init__(self, M, N, K, dtype, trans_b=False):",
+        "def __init__(self, M, N, K, *, dtype, trans_b=False):",
+    )
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "op = ops.GemmOp(M, N, K, dtype=DTYPE)" in repo.read("benchmarks/ops/bench_gemm.py")
+
+
+def test_silent_shift_after_insertion(repo: Repo) -> None:
+    repo.replace(
+        "src/minitile/ops/attention.py",
+        "def __init__(self, batch, heads, seq_len, dim, causal, dtype):",
+        "def __init__(self, batch, heads, seq_len, dim, window=None, causal=False, dtype=None):",
+    )
+    repo.git("add", "-A")
+    repo.cli("fix")
+    assert "op = Attention(batch, heads, seq_len, dim, causal=causal, dtype=DTYPE)" in repo.read(
+        "benchmarks/ops/bench_attention.py"
+    )
+
+
+REQUIRED_DIM = (
+    "def __init__(self, M, N, dtype, tune=False):\n        self.M = M\n",
+    "def __init__(self, N, dtype, dim, tune=False):\n        self.M = None\n        self.dim = dim\n",
+)
+
+
+def test_new_required_parameter_from_updated_tests(repo: Repo) -> None:
+    repo.replace("src/minitile/ops/reduction.py", *REQUIRED_DIM)
+    t = repo.read("tests/ops/test_reduction.py")
+    t = t.replace("SumFwdOp(M, N, torch.float32)", "SumFwdOp(N, torch.float32, dim=-1)")
+    t = t.replace("MeanFwdOp(4, 16, torch.float32)", "MeanFwdOp(16, torch.float32, dim=-1)")
+    t = t.replace(
+        "AmaxFwdOp(4, 16, torch.float32, tune=True)", "AmaxFwdOp(16, torch.float32, dim=-1, tune=True)"
+    )
+    repo.write("tests/ops/test_reduction.py", t)
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = repo.read(BENCH_RED)
+    assert "op = SumFwdOp(N, dtype, dim=-1)" in text
+    assert "op = MeanFwdOp(N, dtype=torch.float32, dim=-1)" in text
+    assert "every test call passes dim=-1" in r.stdout
+
+
+@pytest.mark.parametrize("variant", ["disagree", "missing"])
+def test_new_required_parameter_without_agreeing_evidence_is_reported(repo: Repo, variant: str) -> None:
+    repo.replace("src/minitile/ops/reduction.py", *REQUIRED_DIM)
+    t = repo.read("tests/ops/test_reduction.py")
+    if variant == "disagree":
+        t = t.replace("SumFwdOp(M, N, torch.float32)", "SumFwdOp(N, torch.float32, dim=-1)")
+        t += "\n\ndef test_sum_rows():\n    SumFwdOp(4, torch.float32, dim=0)\n"
+    repo.write("tests/ops/test_reduction.py", t)
+    repo.git("add", "-A")
+    before = repo.read(BENCH_RED)
+    r = repo.cli("fix")
+    assert r.returncode == 1
+    assert repo.read(BENCH_RED) == before, "no guess may be written"
+    assert "needs a value for 'dim'" in r.stdout
+    assert (
+        "the tests disagree" if variant == "disagree" else "no test builds SumFwdOp with 'dim'"
+    ) in r.stdout
+
+
+def test_a_fix_with_nothing_to_rewrite_does_not_import_libcst(repo: Repo) -> None:
+    repo.replace("src/minitile/ops/reduction.py", *REQUIRED_DIM)
+    repo.git("add", "-A")
+    code = (
+        "import sys; from benchop_hook.cli import main; rc = main(['fix']); "
+        "print('HEAVY', sorted(m for m in ('libcst', 'git', 'torch') if m in sys.modules)); sys.exit(rc)"
+    )
+    r = run([sys.executable, "-c", code], repo.path)
+    assert r.returncode == 1 and "needs a value for 'dim'" in r.stdout, r.stdout + r.stderr
+    assert "HEAVY []" in r.stdout
+    # A fix that rewrites does import it (the line above is not vacuous).
+    repo.replace("src/minitile/ops/reduction.py", *reversed(REQUIRED_DIM))
+    reduction_change(repo)
+    repo.git("add", "-A")
+    r = run([sys.executable, "-c", code], repo.path)
+    assert "HEAVY ['libcst']" in r.stdout, r.stdout + r.stderr
+
+
+def test_syntax_error_is_named_and_other_files_still_fixed(repo: Repo) -> None:
+    repo.write(
+        "benchmarks/ops/bench_broken.py",
+        "from minitile.ops import SumFwdOp\n\ndef test_x(:\n    SumFwdOp(1, 2, 3)\n",
+    )
+    repo.commit("a broken bench")
+    reduction_change(repo)
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    assert (
+        "skipped benchmarks/ops/bench_broken.py (line 3: invalid syntax); the other files were handled."
+        in r.stdout
+    )
+    assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
+
+
+@pytest.mark.parametrize(
+    "kind, why",
+    [
+        ("binary", "binary content, not Python source"),
+        ("non-utf8", "not valid utf-8 text"),
+    ],
+)
+def test_unreadable_benchmark_is_named_and_others_fixed(repo: Repo, kind: str, why: str) -> None:
+    data = (
+        b"SumFwdOp\0\x00\x01\x02"
+        if kind == "binary"
+        else b"from minitile.ops import SumFwdOp\n# caf\xe9\nSumFwdOp(1, 2, 3)\n"
+    )
+    (repo.path / "benchmarks/ops/bench_bad.py").write_bytes(data)
+    repo.commit("odd files")
+    stage_reduction_change(repo)
+    r = repo.cli("fix")
+    assert "skipped benchmarks/ops/bench_bad.py" in r.stdout and why in r.stdout
+    assert (repo.path / "benchmarks/ops/bench_bad.py").read_bytes() == data
+    assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
+
+
+def test_empty_and_huge_files(repo: Repo) -> None:
+    repo.write("benchmarks/ops/bench_empty.py", "")
+    rows = ",\n".join(
+        f"    ({i}, {i * 2}, 'case_{i:07d}_padding_to_make_this_file_large')" for i in range(90000)
+    )
+    huge = (
+        f"import torch\nfrom minitile.ops import SumFwdOp\n\nCASES = [\n{rows},\n]\n\n\n"
+        "def test_big():\n    SumFwdOp(4, 8, torch.float32)\n"
+    )
+    repo.write("benchmarks/ops/bench_huge.py", huge)
+    assert (repo.path / "benchmarks/ops/bench_huge.py").stat().st_size > 5_000_000
+    repo.commit("generated cases")
+    stage_reduction_change(repo)
+    t0 = time.monotonic()
+    r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert time.monotonic() - t0 < 60
+    assert repo.read("benchmarks/ops/bench_huge.py").endswith("    SumFwdOp(8, torch.float32)\n")
+    assert repo.read("benchmarks/ops/bench_empty.py") == ""
+
+
+def test_read_only_benchmark(repo: Repo) -> None:
+    stage_reduction_change(repo)
+    p = repo.path / BENCH_RED
+    p.chmod(0o444)
+    before = state(repo)
+    r = repo.cli("fix")
+    assert r.returncode == 1
+    assert f"{BENCH_RED} is read-only: bench-op did not change it" in r.stderr
+    assert state(repo) == before
+
+
+def test_symlinked_benchmark_is_never_written_through(tmp_path: Path, repo: Repo) -> None:
+    outside = tmp_path / "outside_bench.py"
+    outside.write_text(
+        "import torch\nfrom minitile.ops import SumFwdOp\n\n\ndef test_x():\n    SumFwdOp(4, 8, "
+        "torch.float32)\n"
+    )
+    (repo.path / "benchmarks/ops/bench_link.py").symlink_to(outside)
+    repo.commit("a linked benchmark")
+    stage_reduction_change(repo)
+    r = repo.cli("fix")
+    assert "skipped benchmarks/ops/bench_link.py (a symlink; bench-op never writes through one" in r.stdout
+    assert "SumFwdOp(4, 8, torch.float32)" in outside.read_text()
+    assert (repo.path / "benchmarks/ops/bench_link.py").is_symlink()
+
+
+def test_fix_twice_changes_nothing_the_second_time(repo: Repo) -> None:
+    stage_reduction_change(repo)
+    assert repo.cli("fix").returncode == 0
+    once = state(repo)
+    r = repo.cli("fix")
+    assert r.returncode == 0 and "Rewriting" not in r.stdout
+    assert state(repo) == once

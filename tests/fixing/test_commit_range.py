@@ -1,0 +1,55 @@
+"""The static pass over a diff (fixing/commit_range.py): benchmark files judged in two processes give the
+serial answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.forks import without_and_with_fork
+from tests.helpers.kern import make
+
+
+def test_benchmark_files_judged_in_two_processes_give_the_serial_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchop_hook.fixing import commit_range as pipeline
+    from benchop_hook.fixing import forked
+
+    if not forked.can_fork():
+        pytest.skip("no fork on this machine (one core, or threads running)")
+    old = "class Case{k}:\n    def __init__(self, m, n, dtype):\n        self.m = m\n"
+    files = {f"workloads/w{k}.py": old.format(k=k) for k in range(8)}
+    files["workloads/__init__.py"] = ""
+    for k in range(8):  # each benchmark imports its own workload through an unchanged re-export: the child
+        # reads blobs the parent has not read
+        files[f"workloads/all{k}.py"] = f"from workloads.w{k} import Case{k}\n"
+        files[f"benchmarks/bench_w{k}.py"] = (
+            f"from workloads.all{k} import Case{k}\n\n\n"
+            f"def test_bench(m=1, n=2, dtype='f32'):\n    Case{k}(m, n, dtype)\n"
+            f"    Case{k}(m, n, dtype=dtype)\n"
+        )
+    repo = make(tmp_path, files)
+    for k in range(8):  # half the constructors lose m; the other half only gain a defaulted flag
+        new = old.format(k=k)
+        repo.write(
+            f"workloads/w{k}.py",
+            new.replace("(self, m, n, dtype)", "(self, n, dtype)")
+            if k % 2
+            else new.replace("dtype)", "dtype, flag=False)"),
+        )
+    repo.commit("workloads: rows from the inputs")
+    monkeypatch.chdir(repo.path)
+    forks, outs = without_and_with_fork(
+        monkeypatch,
+        capsys,
+        pipeline,
+        "JUDGE_FORK_WEIGHT",
+        ["fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD"],
+    )
+    assert forks == 1  # the second run forked, the first did not
+    assert outs[0] == outs[1]
+    out = outs[0][1].out + outs[0][1].err
+    assert all(f"Case{k}(n, dtype)" in out for k in (1, 3, 5, 7)), out
+    assert not any(f"Case{k}(n" in out for k in (0, 2, 4, 6)), out

@@ -1,0 +1,130 @@
+"""Planning a call's fix and applying it with libcst: (before, after) tables, and cases left alone."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from benchop_hook.analysis.callsites import Arg
+from benchop_hook.analysis.edits import diff
+from benchop_hook.analysis.signatures import from_function
+from benchop_hook.fixing.plan import NoPlan, Status, Value, classify, plan
+from benchop_hook.rewrite.edit import CallEdit, rewrite
+
+
+def sig(src: str):
+    return from_function(ast.parse(f"def f(self, {src}): pass").body[0])
+
+
+def args_of(call_src: str) -> tuple[tuple[Arg, ...], ast.Call]:
+    call = ast.parse(call_src, mode="eval").body
+    assert isinstance(call, ast.Call)
+    out = [Arg("pos", None, ast.unparse(a)) for a in call.args]
+    out += [
+        Arg("kw", k.arg, ast.unparse(k.value)) if k.arg else Arg("dstar", None, ast.unparse(k.value))
+        for k in call.keywords
+    ]
+    return tuple(out), call
+
+
+def no_value(name: str) -> Value:
+    return Value(None, "no evidence")
+
+
+def apply(call_src: str, old: str, new: str, value_for=no_value) -> str:
+    args, call = args_of(call_src)
+    o, n = sig(old), sig(new)
+    p = plan(args, o, n, diff(o, n), value_for)
+    if isinstance(p, NoPlan):
+        return f"NoPlan: {p.reason}"
+    res = rewrite(call_src.encode(), [CallEdit(1, 0, call.end_lineno or 1, call.end_col_offset or 0, p.ops)])
+    return (res.data or call_src.encode()).decode()
+
+
+@pytest.mark.parametrize(
+    "call, old, new, after",
+    [
+        pytest.param("Op(M, N, dtype)", "M, N, dtype", "N, dtype", "Op(N, dtype)", id="removed-positional"),
+        pytest.param(
+            "Op(M=1, N=2, dtype=d)", "M, N, dtype", "N, dtype", "Op(N=2, dtype=d)", id="removed-keyword"
+        ),
+        pytest.param("Op(M, hidden=h)", "M, hidden", "M, dim", "Op(M, dim=h)", id="renamed-keyword"),
+        pytest.param(
+            "Op(M, N, dtype, True)",
+            "M, N, dtype, tune=False",
+            "M, N, dtype, *, tune=False",
+            "Op(M, N, dtype, tune=True)",
+            id="positional-to-keyword-only",
+        ),
+        pytest.param("Op(m, n, k)", "M, N, K", "M, K, N", "Op(m, N=n, K=k)", id="reordered"),
+        pytest.param(
+            "Op(b, h, s, d, causal, dtype)",
+            "batch, heads, seq_len, dim, causal, dtype",
+            "batch, heads, seq_len, dim, dtype, kernel_map=None",
+            "Op(b, h, s, d, dtype)",
+            id="shifted-after-removal",
+        ),
+        pytest.param(
+            "Op(b, s, dtype)",
+            "batch, seq_len, dtype",
+            "batch, heads, seq_len, dtype, *, causal=False",
+            "NoPlan",
+            id="inserted-required-no-evidence",
+        ),
+        pytest.param(
+            "Op(\n    M,\n    N,\n    dtype,  # keep me\n)",
+            "M, N, dtype",
+            "N, dtype",
+            "Op(\n    N,\n    dtype,  # keep me\n)",
+            id="multiline-comments-kept",
+        ),
+        pytest.param(
+            "Op(N, dtype)", "N, dtype", "N, dtype, dim", "Op(N, dtype, dim=dim)", id="new-required-from-scope"
+        ),
+    ],
+)
+def test_plan_and_rewrite(call, old, new, after):
+    value_for = (
+        (lambda name: Value(name, "in scope"))
+        if "from-scope" in after or after.endswith("dim=dim)")
+        else no_value
+    )
+    got = apply(call, old, new, value_for)
+    if after == "NoPlan":
+        assert got.startswith("NoPlan"), got
+        assert "'heads'" in got
+    else:
+        assert got == after
+
+
+def test_inserted_parameter_keeps_meaning_with_evidence():
+    got = apply(
+        "Op(b, s, dtype)",
+        "batch, seq_len, dtype",
+        "batch, heads, seq_len, dtype",
+        lambda name: Value("8", "tests") if name == "heads" else no_value(name),
+    )
+    assert got == "Op(b, seq_len=s, dtype=dtype, heads=8)"
+
+
+@pytest.mark.parametrize(
+    "call, old, new, status",
+    [
+        ("Op(M, N, dtype)", "M, N, dtype", "N, dtype", Status.BROKEN),
+        ("Op(M, N, dtype)", "M, N, dtype", "N, dtype, dim=-1", Status.SHIFTED),
+        (
+            "Op(M, h)",
+            "M, hidden",
+            "M, dim",
+            Status.OK,
+        ),  # a rename at the same position keeps a positional call's meaning
+        ("Op(**params)", "M, N", "N", Status.UNKNOWN),
+        ("Op(N, dtype)", "M, N, dtype", "N, dtype", Status.OK),  # already written for the new signature
+        ("Op(x)", "M, N", "N", Status.OK),
+    ],
+)
+def test_classify(call, old, new, status):
+    args, _ = args_of(call)
+    o, n = sig(old), sig(new)
+    assert classify(args, o, n, diff(o, n))[0] is status

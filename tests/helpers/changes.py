@@ -1,0 +1,66 @@
+"""The Op changes the tests make to the fixture library, as edits of its sources."""
+
+from __future__ import annotations
+
+from tests.helpers.repo import PROJECT, Repo
+
+CHANGE = PROJECT / "examples" / "reduce-rows-from-input"  # the Op change the README's demo commits
+REDUCTION_N_DIM = (CHANGE / "src/minitile/ops/reduction.py").read_text()
+
+
+def reduction_change(repo: Repo, *, update_tests: bool = True) -> None:
+    """ReduceOp(M, N, dtype, tune=False) -> ReduceOp(N, dtype,
+    dim=-1, *, tune=False), for the whole family.
+    """
+    repo.write("src/minitile/ops/reduction.py", REDUCTION_N_DIM)
+    if update_tests:
+        repo.write("tests/ops/test_reduction.py", (CHANGE / "tests/ops/test_reduction.py").read_text())
+
+
+def stage_reduction_change(repo: Repo) -> None:
+    """The reduction change, staged: what `bench-op check` and `fix` compare with HEAD by default."""
+    reduction_change(repo)
+    repo.git("add", "-A")
+
+
+def change_reduction(repo: Repo) -> None:
+    reduction_change(repo)
+
+
+def change_norm_rename(repo: Repo) -> None:
+    repo.replace(
+        "src/minitile/ops/norm.py",
+        "def __init__(self, M, hidden, dtype, eps=1e-6):",
+        "def __init__(self, M, dim, dtype, eps=1e-6):",
+    )
+    repo.replace("src/minitile/ops/norm.py", "self.hidden = hidden", "self.hidden = dim")
+
+
+def change_gemm_keyword_only(repo: Repo) -> None:
+    repo.replace(
+        "src/minitile/ops/gemm.py",
+        "def __init__(self, M, N, K, dtype, trans_b=False):",
+        "def __init__(self, M, N, K, *, dtype, trans_b=False):",
+    )
+
+
+def change_attention_shift(repo: Repo) -> None:
+    repo.replace(
+        "src/minitile/ops/attention.py",
+        "def __init__(self, batch, heads, seq_len, dim, causal, dtype):",
+        "def __init__(self, batch, heads, seq_len, dim, dtype, kernel_map=None):",
+    )
+    repo.replace("src/minitile/ops/attention.py", "self.causal = causal", "self.causal = False")
+
+
+def change_gelu_default(repo: Repo) -> None:
+    repo.replace("src/minitile/ops/elementwise.py", 'approximate="none"', 'approximate="tanh"')
+
+
+CHANGES = [
+    change_reduction,
+    change_norm_rename,
+    change_gemm_keyword_only,
+    change_attention_shift,
+    change_gelu_default,
+]

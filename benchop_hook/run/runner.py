@@ -192,10 +192,14 @@ class RunResult:
 
 
 def _child_env(extra: dict[str, str]) -> dict[str, str]:
+    # A pytest session's own markers are not passed on: bench-op run from inside a pytest-xdist worker (a
+    # test suite, a CI job) would otherwise start benchmark sessions that take themselves for xdist workers
+    # (pytest-benchmark then switches itself off). The user's PYTEST_ADDOPTS stays.
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith("GIT_") and k not in ("PYTHONHOME", "VIRTUAL_ENV", "__PYVENV_LAUNCHER__")
+        if not k.startswith(("GIT_", "PYTEST_XDIST_"))
+        and k not in ("PYTHONHOME", "VIRTUAL_ENV", "__PYVENV_LAUNCHER__", "PYTEST_CURRENT_TEST")
     }
     if _in_hook_env(sys.prefix):
         bindir = os.path.dirname(sys.executable)

@@ -74,78 +74,106 @@ def _enclosing(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFuncti
 
 
 def _varies(fn: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, name: str) -> bool:
-    """`name` takes two or more different literal values across the cases: a parametrize column of the
-    function (or of its class), or the target of a for-loop over literals in it."""
+    """`name` provably takes two or more different values across the cases: a parametrize or fixture-class
+    column whose rows show them (rows written out, or built by a module-level helper from loops over
+    literals), or the target of a for-loop over literals in the function."""
     values: set[str] = set()
     for dec in fn.decorator_list:
-        values |= _parametrized(dec, name)
-        if _fixture_column(dec, tree, name):
-            return True  # a fixture class's column: its rows are built at collection, one case per row
+        rows, names = _parametrize_rows(dec) or _fixture_rows(dec, tree) or (None, [])
+        if rows is not None and name in names:
+            values |= _column_values(rows, names.index(name), len(names), tree)
     for node in ast.walk(fn):
         if isinstance(node, (ast.For, ast.comprehension)) and _binds(node.target, name):
             values |= _literals(node.iter)
     return len(values) >= 2
 
 
-def _fixture_column(dec: ast.expr, tree: ast.Module, name: str) -> bool:
-    """`@SomeBenchFixture` on the test, whose class (in this module) lists `name` among the columns of its
-    `PARAMS = [("op_name, shape, ...", rows)]`."""
-    if not isinstance(dec, ast.Name):
-        return False
-    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == dec.id), None)
-    if cls is None:
-        return False
-    for stmt in cls.body:
-        if isinstance(stmt, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "PARAMS" for t in stmt.targets
-        ):
-            for node in ast.walk(stmt.value):
-                columns = (
-                    node.value.split(",")
-                    if isinstance(node, ast.Constant) and isinstance(node.value, str)
-                    else []
-                )
-                if name in (c.strip() for c in columns):
-                    return True
-    return False
-
-
 def _binds(target: ast.expr, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
 
 
-def _parametrized(dec: ast.expr, name: str) -> set[str]:
-    """The values `@pytest.mark.parametrize(...)` gives `name`."""
+def _columns(node: ast.expr) -> list[str] | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [n.strip() for n in node.value.split(",")]
+    return None
+
+
+def _parametrize_rows(dec: ast.expr) -> tuple[ast.expr, list[str]] | None:
+    """`@pytest.mark.parametrize("a, b", rows)`: the rows and the column names."""
     if not (
         isinstance(dec, ast.Call) and isinstance(dec.func, ast.Attribute) and dec.func.attr == "parametrize"
     ):
-        return set()
-    if (
-        len(dec.args) < 2
-        or not isinstance(dec.args[0], ast.Constant)
-        or not isinstance(dec.args[0].value, str)
-    ):
-        return set()
-    names = [n.strip() for n in dec.args[0].value.split(",")]
-    if name not in names:
-        return set()
-    k = names.index(name)
-    rows = dec.args[1]
+        return None
+    names = _columns(dec.args[0]) if len(dec.args) >= 2 else None
+    return (dec.args[1], names) if names else None
+
+
+def _fixture_rows(dec: ast.expr, tree: ast.Module) -> tuple[ast.expr, list[str]] | None:
+    """`@SomeBenchFixture` whose class (in this module) holds `PARAMS = [("a, b", rows)]`."""
+    if not isinstance(dec, ast.Name):
+        return None
+    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == dec.id), None)
+    for stmt in cls.body if cls is not None else []:
+        if not (
+            isinstance(stmt, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "PARAMS" for t in stmt.targets)
+        ):
+            continue
+        if isinstance(stmt.value, ast.List) and stmt.value.elts and isinstance(stmt.value.elts[0], ast.Tuple):
+            first = stmt.value.elts[0].elts
+            names = _columns(first[0]) if len(first) >= 2 else None
+            if names:
+                return first[1], names
+    return None
+
+
+def _column_values(rows: ast.expr, k: int, width: int, tree: ast.Module) -> set[str]:
+    """The values (as ast dumps) column `k` takes in `rows`: a list written out, or a module-level helper
+    that returns one or appends rows, with loop variables over literals unfolded."""
+    if isinstance(rows, ast.Call) and isinstance(rows.func, ast.Name):
+        fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == rows.func.id), None)
+        return _helper_values(fn, k, width) if fn is not None else set()
     if not isinstance(rows, (ast.List, ast.Tuple)):
         return set()
     out: set[str] = set()
     for row in rows.elts:
-        if isinstance(row, ast.Call) and isinstance(row.func, ast.Attribute) and row.func.attr == "param":
-            items: list[ast.expr] = list(row.args)
-        elif len(names) == 1:
-            items = [row]
-        elif isinstance(row, (ast.Tuple, ast.List)):
-            items = list(row.elts)
-        else:
-            continue
-        if k < len(items):
-            out.add(ast.dump(items[k]))
+        out |= _cell(row, k, width, {})
     return out
+
+
+def _helper_values(fn: ast.FunctionDef, k: int, width: int) -> set[str]:
+    loops: dict[str, set[str]] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            loops.setdefault(node.target.id, set()).update(_literals(node.iter))
+    out: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Return) and isinstance(node.value, (ast.List, ast.Tuple)):
+            for row in node.value.elts:
+                out |= _cell(row, k, width, loops)
+        elif (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
+        ):
+            for row in node.args[:1]:
+                out |= _cell(row, k, width, loops)
+    return out
+
+
+def _cell(row: ast.expr, k: int, width: int, loops: dict[str, set[str]]) -> set[str]:
+    if isinstance(row, ast.Call) and isinstance(row.func, ast.Attribute) and row.func.attr == "param":
+        items: list[ast.expr] = list(row.args)
+    elif width == 1:
+        items = [row]
+    elif isinstance(row, (ast.Tuple, ast.List)):
+        items = list(row.elts)
+    else:
+        return set()
+    if any(isinstance(i, ast.Starred) for i in items[: k + 1]) or k >= len(items):
+        return set()
+    item = items[k]
+    if isinstance(item, ast.Name) and item.id in loops:
+        return loops[item.id]
+    return {ast.dump(item)} if isinstance(item, ast.Constant) else set()
 
 
 def _literals(node: ast.expr) -> set[str]:

@@ -84,16 +84,24 @@ def test_new_required_parameter_from_updated_tests(repo: Repo) -> None:
     text = repo.read(BENCH_RED)
     assert "op = SumFwdOp(N, dtype, dim=-1)" in text
     assert "op = MeanFwdOp(N, dtype=torch.float32, dim=-1)" in text
-    assert "every test call passes dim=-1" in r.stdout
+    # the tests' own edit of the same call is the evidence (a template before a constant they all pass)
+    assert "dim=-1 added: as tests/ops/test_reduction.py" in r.stdout, r.stdout
 
 
 @pytest.mark.parametrize("variant", ["disagree", "missing"])
 def test_new_required_parameter_without_agreeing_evidence_is_reported(repo: Repo, variant: str) -> None:
+    if variant == "disagree":  # two calls of the same Op, which the commit changes differently
+        t = repo.read("tests/ops/test_reduction.py")
+        repo.write(
+            "tests/ops/test_reduction.py",
+            t + "\n\ndef test_sum_rows():\n    SumFwdOp(4, 16, torch.float32)\n",
+        )
+        repo.commit("a second sum test")
     repo.replace("src/minitile/ops/reduction.py", *REQUIRED_DIM)
     t = repo.read("tests/ops/test_reduction.py")
     if variant == "disagree":
         t = t.replace("SumFwdOp(M, N, torch.float32)", "SumFwdOp(N, torch.float32, dim=-1)")
-        t += "\n\ndef test_sum_rows():\n    SumFwdOp(4, torch.float32, dim=0)\n"
+        t = t.replace("SumFwdOp(4, 16, torch.float32)", "SumFwdOp(16, torch.float32, dim=0)")
     repo.write("tests/ops/test_reduction.py", t)
     repo.git("add", "-A")
     before = repo.read(BENCH_RED)

@@ -270,6 +270,7 @@ def _judge_binding(
         return Finding(
             site, op, status, problem, why_not=f"not rewritten: {taught}", info=dp.info, method=method
         )
+    edits = _as_the_commit_shows(edits, learned)
     values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, taught.values)
     span = (site.lineno, site.end_lineno)
     varies = (lambda src: cases.is_choice(src, span)) if cases is not None and method is None else None
@@ -292,6 +293,31 @@ def _judge_binding(
     return routed or Finding(
         site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=dp.info, method=method
     )
+
+
+def _as_the_commit_shows(edits: tuple[Edit, ...], learned: Learned | None) -> tuple[Edit, ...]:
+    """The edits, with a rename read off the slot (`M` -> `normalized_shape`: the same position) undone where
+    the commit's own edits build that parameter from something else (`normalized_shape = (OLD[hidden],)`,
+    `M` dropped): the pairs are evidence, the slot only a guess."""
+    if learned is None or learned.template is None:
+        return edits
+    built = dict(learned.template.sets)
+    out = []
+    for e in edits:
+        expr = built.get(e.new_name or "") if e.kind is EditKind.RENAMED and e.by == "position" else None
+        if expr is not None and expr.pieces != ((e.name, True),):
+            out.append(
+                Edit(
+                    EditKind.REMOVED,
+                    e.name,
+                    old_index=e.old_index,
+                    old_kind=e.old_kind,
+                    old_default=e.old_default,
+                )
+            )
+        else:
+            out.append(e)
+    return tuple(out)
 
 
 def _taught(

@@ -97,7 +97,8 @@ def through_the_hook(bundle: Path, commit: str, work: Path, out: Path) -> list[s
     ).stdout
     numbers = note.count('"value"')
     return [
-        f"{commit} through the post-commit hook, as committed: git commit exit {r.returncode}, {seconds:.0f} s",
+        f"{commit} through the post-commit hook, as committed: git commit exit {r.returncode}, "
+        f"{seconds:.0f} s",
         f"  HEAD is {head[:60]}",
         f"  numbers recorded on HEAD in git notes: {numbers}",
     ]

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from benchop_hook.analysis.edits import Edit, EditKind, diff
-from benchop_hook.analysis.modules import ClassRef, Project
+from benchop_hook.analysis.modules import ClassRef
+from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Signature
 
 

@@ -14,7 +14,8 @@ from benchop_hook.analysis.binding import bind
 from benchop_hook.analysis.callsites import CallSite
 from benchop_hook.analysis.edits import Edit
 from benchop_hook.analysis.locate import analyze
-from benchop_hook.analysis.modules import ClassRef, Project
+from benchop_hook.analysis.modules import ClassRef
+from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Kind, Signature, is_constant_source, same_default
 from benchop_hook.fixing.plan import Status, Value, classify, shape
 

@@ -19,14 +19,8 @@ from benchop_hook.analysis.changes import OpChange, detect
 from benchop_hook.analysis.edits import Edit, EditKind
 from benchop_hook.analysis.evidence import TestEvidence
 from benchop_hook.analysis.locate import analyze
-from benchop_hook.analysis.modules import (
-    ClassRef,
-    ModuleInfo,
-    ParseCache,
-    Project,
-    resolve_relative,
-    walk_list,
-)
+from benchop_hook.analysis.modules import ClassRef, ModuleInfo, ParseCache, resolve_relative, walk_list
+from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Signature, free_names, is_constant_source, same_default
 from benchop_hook.config import Config
 from benchop_hook.fixing.context import StaticContext, call_signature, change_signatures, value_source

@@ -26,8 +26,8 @@ REASONS = {
 # Functions that the mechanical reflow to 110 columns (ruff format) took past 60 lines: each is split as
 # its package is restructured, and this list shrinks to nothing.
 REFLOWED = {
-    "benchop_hook.analysis.callsites._collect",
-    "benchop_hook.analysis.callsites.elements_source",
+    "benchop_hook.analysis.callsites.scopes._collect",
+    "benchop_hook.analysis.callsites.evaluation.elements_source",
     "benchop_hook.fixing.forked.map_split",
     "benchop_hook.fixing.plan.plan_explicit",
     "benchop_hook.fixing.static_pass._judge_one",

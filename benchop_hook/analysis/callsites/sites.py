@@ -1,0 +1,299 @@
+"""Every call in one module that may build or call an Op, as a `CallSite`: its callee, arguments, splats,
+and the conditions it runs under."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+
+from benchop_hook.analysis.callsites.evaluation import Evaluator
+from benchop_hook.analysis.callsites.model import Arg, Atom, CallSite, Gone, Instance
+from benchop_hook.analysis.callsites.scopes import Scope, ScopeTree
+from benchop_hook.analysis.callsites.splats import SplatReader
+from benchop_hook.analysis.modules import ClassRef, ModuleInfo, dotted
+from benchop_hook.analysis.signatures import Segments
+
+
+def char_col(lines: list[str], lineno: int, byte_col: int) -> int:
+    """ast's byte column as a character column (what CallSite and libcst positions use)."""
+    if lineno - 1 >= len(lines):
+        return byte_col
+    line = lines[lineno - 1]
+    return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+
+class ModuleAnalyzer:
+    """Finds every call in one module and what it may call."""
+
+    def __init__(
+        self,
+        mi: ModuleInfo,
+        source: bytes,
+        resolve: Callable[[ModuleInfo, str], Atom | None],
+        resolve_attr: Callable[[str, str], Atom | None],
+        helper_args: Callable[[str, str, int, str | None], list[Atom]] | None = None,
+    ) -> None:
+        self.mi = mi
+        self.tree = mi.tree
+        self.text = source.decode("utf-8-sig", "replace")
+        self.lines = self.text.splitlines()
+        self._segments = Segments(source[3:] if source.startswith(b"\xef\xbb\xbf") else source)
+        self.scopes = ScopeTree(mi)
+        self.parents = self.scopes.parents
+        self.evaluator = Evaluator(self.scopes, resolve, resolve_attr, helper_args)
+        self.splats = SplatReader(self.scopes, self.segment)
+
+    def segment(self, node: ast.AST) -> str:
+        """The node's source as written (multi-line ones normalised by ast.unparse)."""
+        seg = self._segments.of(node)
+        return seg if seg is not None else ast.unparse(node)
+
+    def calls(self) -> Iterator[CallSite]:
+        if self.tree is None:
+            return
+        ev = self.evaluator
+        for node in self.mi.nodes():
+            if not isinstance(node, ast.Call):
+                continue
+            scope = self.scopes.scope_of(node)
+            method: str | None = None
+            via = "direct"
+            func = node.func
+            atoms: set[Atom]
+            if isinstance(func, ast.Attribute):
+                base = ev.eval(func.value, scope)
+                if base and all(isinstance(b, Instance) for b in base):
+                    atoms = set(base)
+                    method = func.attr
+                    via = "instance"
+                else:
+                    atoms = ev.eval(func, scope)
+                    via = "module"
+            else:
+                atoms = ev.eval(func, scope)
+                if isinstance(func, ast.Name):
+                    atoms = self._narrowed(node, func.id, scope, atoms)
+                if atoms and all(isinstance(a, Instance) for a in atoms):
+                    method = "__call__"
+                    via = "instance"
+                elif isinstance(func, ast.Name) and not self._is_import_name(func.id, scope):
+                    via = "indirect"
+                elif (
+                    isinstance(func, ast.Name)
+                    and func.id in self.mi.imports
+                    and self.mi.imports[func.id][-1] != func.id
+                ):
+                    via = "alias"
+            if not any(isinstance(a, (ClassRef, Instance, Gone)) for a in atoms):
+                continue
+            site = self._site(node, atoms, method, via, scope)
+            guard, conditional = self._guard_of(node, func, scope)
+            if guard is not None or conditional:
+                site = replace(site, guard=guard, conditional=conditional)
+            yield site
+
+    # -- guards: the conditions a call runs under
+    def _conditions(self, node: ast.AST) -> list[tuple[ast.expr, bool]]:
+        """(test, whether it holds) for each `if` the call is under, up to its function, including
+        earlier `if ...: return` statements it comes after."""
+        out: list[tuple[ast.expr, bool]] = []
+        child: ast.AST = node
+        cur = self.parents.get(node)
+        while cur is not None and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if isinstance(cur, (ast.If, ast.IfExp, ast.While)):
+                body = cur.body if isinstance(cur.body, list) else [cur.body]
+                orelse = cur.orelse if isinstance(cur.orelse, list) else [cur.orelse]
+                if child in body:
+                    out.append((cur.test, True))
+                elif child in orelse:
+                    out.append((cur.test, False))
+            for fld in ("body", "orelse", "finalbody"):
+                block = getattr(cur, fld, None)
+                if isinstance(block, list) and child in block:
+                    for prev in block[: block.index(child)]:
+                        if (
+                            isinstance(prev, ast.If)
+                            and not prev.orelse
+                            and prev.body
+                            and isinstance(prev.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+                        ):
+                            out.append((prev.test, False))
+            child, cur = cur, self.parents.get(cur)
+        return out
+
+    def _in_try_catching_type_error(self, node: ast.AST) -> bool:
+        child: ast.AST = node
+        cur = self.parents.get(node)
+        while cur is not None and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(cur, ast.Try) and child in cur.body:
+                for h in cur.handlers:
+                    names = (
+                        []
+                        if h.type is None
+                        else [dotted(e) for e in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type])]
+                    )
+                    if h.type is None or any(n in ("TypeError", "Exception", "BaseException") for n in names):
+                        return True
+            child, cur = cur, self.parents.get(cur)
+        return False
+
+    def _guard_of(self, node: ast.Call, func: ast.expr, scope: Scope) -> tuple[str | None, bool]:
+        """A condition that may keep some of the classes that reach the call away from it, which bench-op
+        can't evaluate (it names the callee: `if "M" in inspect.signature(cls).parameters`), or a
+        `try` that catches the TypeError; and whether the call runs under any condition at all."""
+        if self._in_try_catching_type_error(node):
+            return "inside a try that catches TypeError", True
+        conds = self._conditions(node)
+        root = func
+        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+            root = root.value if not isinstance(root, ast.Call) else root.func
+        names = {root.id} if isinstance(root, ast.Name) else set()
+        keys: set[str] = set()
+        if isinstance(func, ast.Name):
+            for v in scope.assigns.get(func.id, []):
+                if isinstance(v, ast.Subscript):
+                    names |= {n.id for n in ast.walk(v) if isinstance(n, ast.Name)}
+                    if isinstance(v.slice, ast.Name):
+                        keys.add(v.slice.id)
+        for test, _ in conds:
+            if any(_membership(test, k) is not None for k in keys):
+                continue  # a guard on the table's key: `_narrowed` already applied it
+            if {n.id for n in ast.walk(test) if isinstance(n, ast.Name)} & names:
+                return f"under `if {self.segment(test)}`", True
+        return None, bool(conds)
+
+    def _narrowed(self, node: ast.Call, name: str, scope: Scope, atoms: set[Atom]) -> set[Atom]:
+        """`cls = table[kind]` then `if kind in ("std", "var"): cls(...)`: only the table's entries the
+        visible guards let through reach the call."""
+        vals = scope.assigns.get(name, [])
+        if scope.node is None or len(vals) != 1 or name in scope.params or name in scope.loops:
+            return atoms
+        v = vals[0]
+        if not (isinstance(v, ast.Subscript) and isinstance(v.slice, ast.Name)):
+            return atoms
+        key = v.slice.id
+        tables = self.evaluator.elements_source(v.value, scope, 1)
+        if not tables or any(t is None or t[0] != "dict" for t in tables):
+            return atoms
+        entries = [(k, val) for t in tables if t is not None for k, val in t[1]]
+        if any(not isinstance(k, ast.Constant) for k, _ in entries):
+            return atoms
+        every: set[object] = {k.value for k, _ in entries if isinstance(k, ast.Constant)}
+        allowed: set[object] | None = None
+        for test, holds in self._conditions(node):
+            parsed = _membership(test, key)
+            if parsed is None:
+                continue
+            consts, positive = parsed
+            chosen = consts if positive == holds else every - consts
+            allowed = chosen if allowed is None else allowed & chosen
+        if allowed is None:
+            return atoms
+        out: set[Atom] = set()
+        for k, val in entries:
+            if isinstance(k, ast.Constant) and k.value in allowed:
+                out |= self.evaluator.eval(val, scope, 1)
+        return out or atoms
+
+    def _is_import_name(self, name: str, scope: Scope) -> bool:
+        module_scope = self.scopes.module_scope
+        s: Scope | None = scope
+        while s is not None and s is not module_scope:
+            if name in s.assigns or name in s.params or name in s.loops:
+                return False
+            s = s.up()
+        return name not in module_scope.assigns and name not in module_scope.loops
+
+    # -- the call site
+    def _site(self, node: ast.Call, atoms: set[Atom], method: str | None, via: str, scope: Scope) -> CallSite:
+        args: list[Arg] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                args.append(Arg("star", None, self.segment(a.value)))
+            else:
+                args.append(Arg("pos", None, self.segment(a)))
+        splat_dict: list[tuple[str, str]] | None = None
+        splat_name: str | None = None
+        for k in node.keywords:
+            if k.arg is None:
+                args.append(Arg("dstar", None, self.segment(k.value)))
+                if isinstance(k.value, ast.Name):
+                    splat_name = k.value.id
+            else:
+                args.append(Arg("kw", k.arg, self.segment(k.value)))
+        # Preserve source order of keywords and **splats as written.
+        order = sorted(
+            range(len(node.keywords)), key=lambda i: (node.keywords[i].lineno, node.keywords[i].col_offset)
+        )
+        kw_args = [args[len(node.args) + i] for i in order]
+        args = args[: len(node.args)] + kw_args
+        if sum(1 for a in args if a.kind == "dstar") == 1 and not any(a.kind == "star" for a in args):
+            splat_dict = self.splats.literal_dict(node, scope)
+        splat_star: list[str] | None = None
+        stars = [a for a in node.args if isinstance(a, ast.Starred)]
+        if len(stars) == 1:
+            splat_star = self.splats.literal_tuple(stars[0].value, scope)
+        opaque = None
+        if any(a.kind == "dstar" for a in args) and splat_dict is None:
+            kw = next(k for k in node.keywords if k.arg is None)
+            opaque = self.splats.opaque_reason("**", kw.value, scope)
+        elif stars and splat_star is None:
+            opaque = self.splats.opaque_reason("*", stars[0].value, scope)
+        top, qual = self.scopes.enclosing_function(node)
+        via_kind = via
+        if isinstance(node.func, ast.Name) and via == "indirect":
+            via_kind = self._how(node.func.id, scope)
+        return CallSite(
+            path=self.mi.path,
+            lineno=node.lineno,
+            col=char_col(self.lines, node.lineno, node.col_offset),
+            end_lineno=node.end_lineno or node.lineno,
+            end_col=char_col(self.lines, node.end_lineno or node.lineno, node.end_col_offset or 0),
+            func_source=self.segment(node.func),
+            args=tuple(args),
+            atoms=frozenset(atoms),
+            method=method,
+            function=top,
+            qualfunction=qual,
+            scope_names=frozenset(self.scopes.visible_names(node, scope)),
+            via=via_kind,
+            splat_dict=tuple(splat_dict) if splat_dict is not None else None,
+            splat_name=splat_name,
+            splat_star=tuple(splat_star) if splat_star is not None else None,
+            opaque=opaque,
+        )
+
+    def _how(self, name: str, scope: Scope) -> str:
+        s: Scope | None = scope
+        while s is not None:
+            if name in s.params:
+                return "parametrize" if name in s.param_values else "helper"
+            if name in s.loops:
+                return "loop"
+            if name in s.assigns:
+                vals = s.assigns[name]
+                if any(isinstance(v, ast.Subscript) for v in vals):
+                    return "dict"
+                return "alias"
+            s = s.up()
+        return "alias"
+
+
+def _membership(test: ast.expr, key: str) -> tuple[set[object], bool] | None:
+    """`key in ("a", "b")` -> ({"a", "b"}, True); `key != "a"` -> ({"a"}, False); else None."""
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.left, ast.Name)
+        and test.left.id == key
+    ):
+        return None
+    op, right = test.ops[0], test.comparators[0]
+    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+        if not all(isinstance(e, ast.Constant) for e in right.elts):
+            return None
+        return {e.value for e in right.elts if isinstance(e, ast.Constant)}, isinstance(op, ast.In)
+    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
+        return {right.value}, isinstance(op, ast.Eq)
+    return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from benchop_hook.analysis.edits import Edit, EditKind, diff
 from benchop_hook.analysis.modules import ClassRef
@@ -25,9 +26,13 @@ class MethodChange:
     edits: tuple[Edit, ...]
 
 
+# A Literal, not an Enum: the status is printed and written to JSON as these very strings.
+ChangeStatus = Literal["changed", "moved", "renamed", "removed"]
+
+
 @dataclass(frozen=True)
 class OpChange:
-    status: str  # "changed", "moved", "renamed", "removed"
+    status: ChangeStatus
     old: ClassRef | None
     new: ClassRef | None
     old_sig: Signature | None
@@ -122,7 +127,7 @@ def _init_owner(project: Project, ref: ClassRef) -> ClassRef | None:
 
 
 def _compare(
-    status: str,
+    status: ChangeStatus,
     old_p: Project,
     old: ClassRef,
     new_p: Project,
@@ -241,7 +246,9 @@ def detect(
         still = new_p.resolve_name(ref.module, ref.name)
         if isinstance(still, ClassRef):
             # Still importable under its old name (a re-export alias, or moved but re-exported).
-            status = "changed" if still == ref else ("renamed" if still.name != ref.name else "moved")
+            status: ChangeStatus = (
+                "changed" if still == ref else ("renamed" if still.name != ref.name else "moved")
+            )
             ch = _compare(status, old_p, ref, new_p, still, hints)
             if ch:
                 changes[still] = ch

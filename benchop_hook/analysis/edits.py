@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Literal
 
 from benchop_hook.analysis.signatures import Kind, Param, Signature, same_default
 
@@ -22,6 +23,11 @@ class EditKind(str, Enum):
     DEFAULT_CHANGED = "default changed"
 
 
+# What shows a parameter was renamed: the updated tests pass the old value under the new name, or the
+# new parameter takes the old one's slot with the same kind.
+RenamedBy = Literal["tests", "position"]
+
+
 @dataclass(frozen=True)
 class Edit:
     kind: EditKind
@@ -33,7 +39,7 @@ class Edit:
     new_kind: Kind | None = None
     old_default: str | None = None
     new_default: str | None = None
-    by: str | None = None  # RENAMED: "tests" (the updated tests show it) or "position" (same slot and kind)
+    by: RenamedBy | None = None  # RENAMED: what shows it
     contested: str | None = None  # REMOVED: the new parameter in its slot, not taken as its rename (see diff)
 
     def explain(self) -> str:

@@ -22,18 +22,31 @@ attributes any method may read or set.
 
 from __future__ import annotations
 
-from benchop_hook.analysis.callsites.model import UNKNOWN, Arg, Atom, CallSite, Gone, Instance
+from benchop_hook.analysis.callsites.model import (
+    UNKNOWN,
+    Arg,
+    ArgKind,
+    Atom,
+    CallSite,
+    Gone,
+    Instance,
+    Unknown,
+    Via,
+)
 from benchop_hook.analysis.callsites.scopes import local_binding
 from benchop_hook.analysis.callsites.sites import ModuleAnalyzer, char_col
 
 __all__ = [
     "UNKNOWN",
     "Arg",
+    "ArgKind",
     "Atom",
     "CallSite",
     "Gone",
     "Instance",
     "ModuleAnalyzer",
+    "Unknown",
+    "Via",
     "char_col",
     "local_binding",
 ]

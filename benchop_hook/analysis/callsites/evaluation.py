@@ -8,13 +8,22 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from typing import Literal
 
-from benchop_hook.analysis.callsites.model import UNKNOWN, Atom, Gone, Instance
-from benchop_hook.analysis.callsites.scopes import ModuleMarker, Scope, Scoped, ScopeTree, bound_names
+from benchop_hook.analysis.callsites.model import CONSTANT, UNKNOWN, Atom, Gone, Instance
+from benchop_hook.analysis.callsites.scopes import (
+    ModuleMarker,
+    Scope,
+    Scoped,
+    ScopeTree,
+    UnknownValue,
+    bound_names,
+)
 from benchop_hook.analysis.modules import ClassRef, ModuleInfo, ModuleRef, dotted
 
 # A literal container an expression can be: its kind and its (key, value) items (key None in a sequence).
-Container = tuple[str, list[tuple[ast.expr | None, ast.expr]]]
+ContainerKind = Literal["dict", "list", "tuple"]
+Container = tuple[ContainerKind, list[tuple[ast.expr | None, ast.expr]]]
 
 
 class Evaluator:
@@ -37,6 +46,8 @@ class Evaluator:
 
     def eval(self, expr: ast.expr, scope: Scope, depth: int = 0) -> set[Atom]:
         if depth > 10:
+            return {UNKNOWN}
+        if isinstance(expr, UnknownValue):
             return {UNKNOWN}
         if isinstance(expr, ModuleMarker):
             return {ModuleRef(expr.module)}
@@ -73,7 +84,7 @@ class Evaluator:
         if isinstance(expr, ast.IfExp):
             return self.eval(expr.body, scope, depth + 1) | self.eval(expr.orelse, scope, depth + 1)
         if isinstance(expr, ast.Constant):
-            return {"const"}
+            return {CONSTANT}
         return {UNKNOWN}
 
     def _eval_subscript(self, expr: ast.Subscript, scope: Scope, depth: int) -> set[Atom]:
@@ -96,10 +107,7 @@ class Evaluator:
                     out |= self.eval(vals[key.value], scope, depth + 1)
                     continue
             for _, v in items:
-                if kind == "parametrize-row":
-                    out |= self.eval(v, scope, depth + 1)
-                else:
-                    out |= self.eval(v, scope, depth + 1)
+                out |= self.eval(v, scope, depth + 1)
         return out or {UNKNOWN}
 
     def elements_source(self, expr: ast.expr, scope: Scope, depth: int) -> list[Container | None]:
@@ -115,7 +123,7 @@ class Evaluator:
         if isinstance(expr, ast.Dict):
             return [("dict", [(k, v) for k, v in zip(expr.keys, expr.values) if k is not None])]
         if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
-            kind = "tuple" if isinstance(expr, ast.Tuple) else "list"
+            kind: ContainerKind = "tuple" if isinstance(expr, ast.Tuple) else "list"
             return [(kind, [(None, e) for e in expr.elts])]
         if isinstance(expr, ast.Name):
             out: list[Container | None] = []
@@ -243,8 +251,6 @@ class Evaluator:
         return []
 
     def _eval_name(self, name: str, scope: Scope, depth: int) -> set[Atom]:
-        if name == UNKNOWN:
-            return {UNKNOWN}
         s: Scope | None = scope
         while s is not None:
             if name in s.globals_ and s is not self.module_scope:
@@ -355,15 +361,12 @@ def unwrap_param(node: ast.expr) -> ast.expr:
         inner = unwrap_param(node.node)
         if isinstance(inner, (ast.Tuple, ast.List)):
             return ast.Tuple(
-                elts=[
-                    e if isinstance(e, ast.Name) and e.id == UNKNOWN else Scoped(e, node.scope)
-                    for e in inner.elts
-                ]
+                elts=[e if isinstance(e, UnknownValue) else Scoped(e, node.scope) for e in inner.elts]
             )
         return Scoped(inner, node.scope)
     if isinstance(node, ast.Call) and (dotted(node.func) or "").endswith("param"):
         node = ast.Tuple(elts=list(node.args)) if len(node.args) != 1 else node.args[0]
     if isinstance(node, (ast.Tuple, ast.List)) and any(isinstance(e, ast.Starred) for e in node.elts):
         k = next(i for i, e in enumerate(node.elts) if isinstance(e, ast.Starred))
-        return ast.Tuple(elts=[*node.elts[:k], *[ast.Name(id=UNKNOWN) for _ in range(64)]])
+        return ast.Tuple(elts=[*node.elts[:k], *[UnknownValue() for _ in range(64)]])
     return node

@@ -3,10 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
+from typing import Final, Literal
 
 from benchop_hook.analysis.modules import ClassRef, ModuleRef
 
-UNKNOWN = "?"
+
+class Unknown(Enum):
+    """What the interpreter could not follow: a call it may reach is reported, never guessed at."""
+
+    UNKNOWN = "?"
+
+
+UNKNOWN: Final = Unknown.UNKNOWN
+
+
+class Constant(Enum):
+    """A literal value: known, and no class."""
+
+    CONSTANT = "const"
+
+
+CONSTANT: Final = Constant.CONSTANT
 
 
 @dataclass(frozen=True)
@@ -23,12 +41,20 @@ class Gone:
     old: ClassRef
 
 
-Atom = ClassRef | ModuleRef | Instance | Gone | str
+Atom = ClassRef | ModuleRef | Instance | Gone | Unknown | Constant
+
+# A positional argument, a keyword argument, `*value` or `**value`.
+ArgKind = Literal["pos", "kw", "star", "dstar"]
+
+# How the callee reaches the call: its imported name (direct), another name bound to it (alias),
+# `module.Op` (module), a method of an Op instance (instance), or a value taken from a dict, a loop,
+# `pytest.mark.parametrize` or a helper's parameter.
+Via = Literal["direct", "alias", "module", "instance", "dict", "loop", "parametrize", "helper"]
 
 
 @dataclass(frozen=True)
 class Arg:
-    kind: str  # "pos", "kw", "star", "dstar"
+    kind: ArgKind
     keyword: str | None
     source: str
 
@@ -47,7 +73,7 @@ class CallSite:
     function: str | None  # enclosing top-level function (pytest test) name
     qualfunction: str | None  # Class.method or function, for node ids
     scope_names: frozenset[str]  # names visible at the call: evidence for new parameters
-    via: str  # direct, alias, module, dict, list, loop, parametrize, helper, instance
+    via: Via
     splat_dict: tuple[tuple[str, str], ...] | None = None  # literal `**d` expanded: (key, value source)
     splat_name: str | None = None  # the name splatted with `**name`, when it is a plain name
     splat_star: tuple[str, ...] | None = None  # literal `*t` expanded: the sources of its items

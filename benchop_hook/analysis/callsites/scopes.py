@@ -10,7 +10,6 @@ import ast
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from benchop_hook.analysis.callsites.model import UNKNOWN
 from benchop_hook.analysis.modules import ModuleInfo, child_nodes, dotted, resolve_relative, walk_list
 
 
@@ -44,6 +43,13 @@ class ModuleMarker(ast.expr):
     def __init__(self, module: str) -> None:
         super().__init__()
         self.module = module
+
+
+class UnknownValue(ast.expr):
+    """A value bound where bench-op can't see it: a `with ... as x` target, an augmented assignment, a
+    row's item after a `*x`."""
+
+    _fields = ()
 
 
 class Scoped(ast.expr):
@@ -301,9 +307,7 @@ class ScopeTree:
             for item in stmt.items:
                 if item.optional_vars is not None:
                     for name, _ in _targets(item.optional_vars):
-                        scope.assigns.setdefault(name, []).append(
-                            ast.copy_location(ast.Name(id=UNKNOWN), stmt)
-                        )
+                        scope.assigns.setdefault(name, []).append(ast.copy_location(UnknownValue(), stmt))
         elif isinstance(stmt, ast.Import) and scope.node is not None:
             for a in stmt.names:
                 if a.asname:
@@ -324,7 +328,7 @@ class ScopeTree:
         elif isinstance(stmt, ast.Global):
             scope.globals_.update(stmt.names)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
-            scope.assigns.setdefault(stmt.target.id, []).append(ast.copy_location(ast.Name(id=UNKNOWN), stmt))
+            scope.assigns.setdefault(stmt.target.id, []).append(ast.copy_location(UnknownValue(), stmt))
 
     # -- questions
     def lookup(self, name: str, scope: Scope) -> Scope | None:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from benchop_hook.analysis.callsites.evaluation import Evaluator
-from benchop_hook.analysis.callsites.model import Arg, Atom, CallSite, Gone, Instance
+from benchop_hook.analysis.callsites.model import Arg, Atom, CallSite, Gone, Instance, Via
 from benchop_hook.analysis.callsites.scopes import Scope, ScopeTree
 from benchop_hook.analysis.callsites.splats import SplatReader
 from benchop_hook.analysis.modules import ClassRef, ModuleInfo, dotted
@@ -58,7 +58,7 @@ class ModuleAnalyzer:
                 continue
             scope = self.scopes.scope_of(node)
             method: str | None = None
-            via = "direct"
+            via: Via = "direct"
             func = node.func
             atoms: set[Atom]
             if isinstance(func, ast.Attribute):
@@ -78,7 +78,7 @@ class ModuleAnalyzer:
                     method = "__call__"
                     via = "instance"
                 elif isinstance(func, ast.Name) and not self._is_import_name(func.id, scope):
-                    via = "indirect"
+                    via = self._how(func.id, scope)
                 elif (
                     isinstance(func, ast.Name)
                     and func.id in self.mi.imports
@@ -206,7 +206,7 @@ class ModuleAnalyzer:
         return name not in module_scope.assigns and name not in module_scope.loops
 
     # -- the call site
-    def _site(self, node: ast.Call, atoms: set[Atom], method: str | None, via: str, scope: Scope) -> CallSite:
+    def _site(self, node: ast.Call, atoms: set[Atom], method: str | None, via: Via, scope: Scope) -> CallSite:
         args: list[Arg] = []
         for a in node.args:
             if isinstance(a, ast.Starred):
@@ -241,9 +241,6 @@ class ModuleAnalyzer:
         elif stars and splat_star is None:
             opaque = self.splats.opaque_reason("*", stars[0].value, scope)
         top, qual = self.scopes.enclosing_function(node)
-        via_kind = via
-        if isinstance(node.func, ast.Name) and via == "indirect":
-            via_kind = self._how(node.func.id, scope)
         return CallSite(
             path=self.mi.path,
             lineno=node.lineno,
@@ -257,14 +254,15 @@ class ModuleAnalyzer:
             function=top,
             qualfunction=qual,
             scope_names=frozenset(self.scopes.visible_names(node, scope)),
-            via=via_kind,
+            via=via,
             splat_dict=tuple(splat_dict) if splat_dict is not None else None,
             splat_name=splat_name,
             splat_star=tuple(splat_star) if splat_star is not None else None,
             opaque=opaque,
         )
 
-    def _how(self, name: str, scope: Scope) -> str:
+    def _how(self, name: str, scope: Scope) -> Via:
+        """How a callee bound by `name` in this module's scopes reaches the call."""
         s: Scope | None = scope
         while s is not None:
             if name in s.params:

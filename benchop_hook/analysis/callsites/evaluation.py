@@ -126,56 +126,61 @@ class Evaluator:
             kind: ContainerKind = "tuple" if isinstance(expr, ast.Tuple) else "list"
             return [(kind, [(None, e) for e in expr.elts])]
         if isinstance(expr, ast.Name):
-            out: list[Container | None] = []
-            for value in self._name_values(expr.id, scope):
-                if value is None:
-                    out.append(None)
-                else:
-                    v, vscope = value
-                    out.extend(self.elements_source(v, vscope, depth + 1))
-            return out or [None]
+            return self._elements_of_name(expr.id, scope, depth)
         if isinstance(expr, ast.Subscript):
-            # rows of a parametrize list: the tuple at one index of each row
-            out = []
-            idx = expr.slice.value if isinstance(expr.slice, ast.Constant) else UNKNOWN
-            for cont in self.elements_source(expr.value, scope, depth + 1):
-                if cont is None:
-                    out.append(None)
-                    continue
-                _, items = cont
-                for _, row in items:
-                    row = unwrap_param(row)
-                    if idx is None:
-                        out.extend(self.elements_source(row, scope, depth + 1))
-                    elif (
-                        isinstance(idx, int)
-                        and isinstance(row, (ast.Tuple, ast.List))
-                        and idx < len(row.elts)
-                    ):
-                        out.extend(self.elements_source(row.elts[idx], scope, depth + 1))
-                    else:
-                        out.append(None)
-            return out or [None]
+            return self._elements_of_rows(expr, scope, depth)
         if (
             isinstance(expr, ast.Call)
             and isinstance(expr.func, ast.Attribute)
             and expr.func.attr in ("values", "items", "keys")
             and not expr.args
         ):
-            out = []
-            for cont in self.elements_source(expr.func.value, scope, depth + 1):
-                if cont is None or cont[0] != "dict":
-                    out.append(None)
-                elif expr.func.attr == "values":
-                    out.append(("list", [(None, v) for _, v in cont[1]]))
-                elif expr.func.attr == "items":
-                    out.append(
-                        ("list", [(None, ast.Tuple(elts=[k, v])) for k, v in cont[1] if k is not None])
-                    )
-                else:
-                    out.append(("list", [(None, k) for k, _ in cont[1] if k is not None]))
-            return out
+            return self._elements_of_view(expr.func.value, expr.func.attr, scope, depth)
         return [None]
+
+    def _elements_of_name(self, name: str, scope: Scope, depth: int) -> list[Container | None]:
+        out: list[Container | None] = []
+        for value in self._name_values(name, scope):
+            if value is None:
+                out.append(None)
+            else:
+                v, vscope = value
+                out.extend(self.elements_source(v, vscope, depth + 1))
+        return out or [None]
+
+    def _elements_of_rows(self, expr: ast.Subscript, scope: Scope, depth: int) -> list[Container | None]:
+        """`rows[i]` for the rows of a parametrize list: the container at index i of each row (each row
+        itself when the index is None)."""
+        out: list[Container | None] = []
+        idx = expr.slice.value if isinstance(expr.slice, ast.Constant) else UNKNOWN
+        for cont in self.elements_source(expr.value, scope, depth + 1):
+            if cont is None:
+                out.append(None)
+                continue
+            _, items = cont
+            for _, row in items:
+                row = unwrap_param(row)
+                if idx is None:
+                    out.extend(self.elements_source(row, scope, depth + 1))
+                elif isinstance(idx, int) and isinstance(row, (ast.Tuple, ast.List)) and idx < len(row.elts):
+                    out.extend(self.elements_source(row.elts[idx], scope, depth + 1))
+                else:
+                    out.append(None)
+        return out or [None]
+
+    def _elements_of_view(self, d: ast.expr, view: str, scope: Scope, depth: int) -> list[Container | None]:
+        """`d.values()`, `d.items()` or `d.keys()` of a literal dict, as a list."""
+        out: list[Container | None] = []
+        for cont in self.elements_source(d, scope, depth + 1):
+            if cont is None or cont[0] != "dict":
+                out.append(None)
+            elif view == "values":
+                out.append(("list", [(None, v) for _, v in cont[1]]))
+            elif view == "items":
+                out.append(("list", [(None, ast.Tuple(elts=[k, v])) for k, v in cont[1] if k is not None]))
+            else:
+                out.append(("list", [(None, k) for k, _ in cont[1] if k is not None]))
+        return out
 
     def _returned_list(self, call: ast.Call, scope: Scope, depth: int) -> list[Container | None] | None:
         """A module-level helper called for its list (one level): `return [...]`, or a list built with

@@ -111,7 +111,8 @@ def _targets(t: ast.expr) -> Iterator[tuple[str, int | None]]:
                 yield e.id, i
 
 
-def _parametrize(dec: ast.expr) -> tuple[list[str], list[ast.expr]] | None:
+def _parametrize(dec: ast.expr) -> tuple[list[str], ast.expr] | None:
+    """`@pytest.mark.parametrize(names, values)`: the parameter names and the values expression."""
     if not isinstance(dec, ast.Call) or not dec.args:
         return None
     d = dotted(dec.func) or ""
@@ -131,7 +132,15 @@ def _parametrize(dec: ast.expr) -> tuple[list[str], list[ast.expr]] | None:
         return None
     if values_node is None:
         return None
-    return names, [values_node]
+    return names, values_node
+
+
+def _add_param_values(scope: Scope, names: list[str], values: ast.expr) -> None:
+    """Each of `names` takes its item of every row of `values` (the row itself, when there is one name)."""
+    for i, n in enumerate(names):
+        scope.param_values.setdefault(n, []).append(
+            ast.Subscript(value=values, slice=ast.Constant(i if len(names) > 1 else None))
+        )
 
 
 # Nodes `_collect` does not descend into: expression contexts (shared singletons) and the two leaf
@@ -174,37 +183,7 @@ class ScopeTree:
                 continue
             parents[child] = node
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                scope.defined_funcs[child.name] = child
-                scope.assigns.setdefault(child.name, [])
-                inner = Scope(child, scope)
-                a = child.args
-                inner.params = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
-                for x in (a.vararg, a.kwarg):
-                    if x is not None:
-                        inner.params.append(x.arg)
-                for dec in child.decorator_list:
-                    for names, values in self._decorator_params(dec):
-                        for i, n in enumerate(names):
-                            inner.param_values.setdefault(n, []).append(
-                                ast.Subscript(value=values, slice=ast.Constant(i if len(names) > 1 else None))
-                            )
-                    pz = _parametrize(dec)
-                    if pz is None:
-                        continue
-                    names, (values,) = pz
-                    for i, n in enumerate(names):
-                        inner.param_values.setdefault(n, []).append(
-                            ast.Subscript(value=values, slice=ast.Constant(i if len(names) > 1 else None))
-                        )
-                self.scopes[child] = inner
-                # Decorators and defaults belong to the enclosing scope.
-                for sub in (*child.decorator_list, *a.defaults, *[d for d in a.kw_defaults if d is not None]):
-                    self.parents[sub] = child
-                    self._collect(sub, scope)
-                for stmt in child.body:
-                    self.parents[stmt] = child
-                    self._visit_stmt(stmt, inner)
-                    self._collect(stmt, inner)
+                self._function(child, scope)
                 continue
             if isinstance(child, ast.ClassDef):
                 scope.assigns.setdefault(child.name, [])
@@ -224,6 +203,32 @@ class ScopeTree:
             ):
                 self._visit_stmt(child, scope)
             self._collect(child, scope)
+
+    def _function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> None:
+        """A function's own scope: its parameters (with the values its parametrize decorators and fixture
+        classes give them) and its body. Its decorators and defaults are read in the enclosing scope."""
+        scope.defined_funcs[fn.name] = fn
+        scope.assigns.setdefault(fn.name, [])
+        inner = Scope(fn, scope)
+        a = fn.args
+        inner.params = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+        for x in (a.vararg, a.kwarg):
+            if x is not None:
+                inner.params.append(x.arg)
+        for dec in fn.decorator_list:
+            for names, values in self._decorator_params(dec):
+                _add_param_values(inner, names, values)
+            pz = _parametrize(dec)
+            if pz is not None:
+                _add_param_values(inner, *pz)
+        self.scopes[fn] = inner
+        for sub in (*fn.decorator_list, *a.defaults, *[d for d in a.kw_defaults if d is not None]):
+            self.parents[sub] = fn
+            self._collect(sub, scope)
+        for stmt in fn.body:
+            self.parents[stmt] = fn
+            self._visit_stmt(stmt, inner)
+            self._collect(stmt, inner)
 
     def _decorator_params(self, dec: ast.expr) -> list[tuple[list[str], ast.expr]]:
         """`@SomeFixture` where SomeFixture is a class of this module holding `PARAMS = [(names, values),

@@ -11,6 +11,7 @@ import ast
 import hashlib
 import posixpath
 from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
 
 from benchop_hook.analysis.signatures import (
     DataclassInfo,
@@ -63,6 +64,26 @@ class ClassInfo:
         return self._fingerprint
 
 
+class ImportedModule(NamedTuple):
+    """`import m` (or `import m.sub`, which binds `m`) or `import m as local`."""
+
+    kind: Literal["module"]
+    module: str
+
+
+class ImportedName(NamedTuple):
+    """`from m import name [as local]`: `name` may be a class, a function or a submodule of `m`."""
+
+    kind: Literal["attr"]
+    module: str
+    name: str
+
+
+# Tuples tagged by their first item, so that code that reads them as ("module", m) / ("attr", m, name)
+# keeps working, and mypy narrows on the tag.
+Import = ImportedModule | ImportedName
+
+
 @dataclass
 class ModuleInfo:
     path: str
@@ -71,9 +92,7 @@ class ModuleInfo:
     tree: ast.Module | None = None
     error: str | None = None  # why it could not be read, e.g. "line 3: invalid syntax"
     classes: dict[str, ClassInfo] = field(default_factory=dict)
-    imports: dict[str, tuple[str, ...]] = field(
-        default_factory=dict
-    )  # local -> ("module", m) | ("attr", m, name)
+    imports: dict[str, Import] = field(default_factory=dict)  # by the local name it binds
     star_imports: list[str] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)  # local -> dotted expression
     all_names: tuple[str, ...] | None = None
@@ -214,17 +233,17 @@ def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = N
     elif isinstance(node, ast.Import):
         for a in node.names:
             if a.asname:
-                mi.imports[a.asname] = ("module", a.name)
+                mi.imports[a.asname] = ImportedModule("module", a.name)
             else:
                 top = a.name.split(".")[0]
-                mi.imports[top] = ("module", top)
+                mi.imports[top] = ImportedModule("module", top)
     elif isinstance(node, ast.ImportFrom):
         base = resolve_relative(mi.module, mi.is_package, node.level, node.module)
         for a in node.names:
             if a.name == "*":
                 mi.star_imports.append(base)
             else:
-                mi.imports[a.asname or a.name] = ("attr", base, a.name)
+                mi.imports[a.asname or a.name] = ImportedName("attr", base, a.name)
     elif isinstance(node, ast.Assign) and len(node.targets) == 1:
         t = node.targets[0]
         if isinstance(t, ast.Name):

@@ -141,9 +141,9 @@ class Project:
             return ClassRef(mi.module, name)
         target = mi.imports.get(name)
         if target is not None:
-            if target[0] == "module":
-                return ModuleRef(target[1])
-            _, m, n = target
+            if target.kind == "module":
+                return ModuleRef(target.module)
+            m, n = target.module, target.name
             r = self.resolve_name(m, n, _depth + 1)
             if r is None and self.has_module(f"{m}.{n}"):
                 return ModuleRef(f"{m}.{n}")
@@ -164,7 +164,8 @@ class Project:
     def resolve_dotted(self, mi: ModuleInfo, expr: str, _depth: int = 0) -> ClassRef | ModuleRef | None:
         head, *rest = expr.split(".")
         r: ClassRef | ModuleRef | None = self.resolve_in(mi, head, _depth)
-        if r is None and mi.imports.get(head, ("",))[0] == "module":
+        imported = mi.imports.get(head)
+        if r is None and imported is not None and imported.kind == "module":
             r = ModuleRef(head)
         for part in rest:
             if isinstance(r, ModuleRef):

@@ -9,6 +9,8 @@ import pytest
 
 from benchop_hook.analysis.modules import (
     ClassRef,
+    ImportedModule,
+    ImportedName,
     ModuleRef,
     ParseCache,
     child_nodes,
@@ -62,6 +64,8 @@ def test_parse_source_reads_classes_imports_aliases_and_names() -> None:
         "Kernel": ("attr", "fast", "Kernel"),
         "Any": ("attr", "typing", "Any"),
     }
+    assert mi.imports["S"] == ImportedName("attr", "pkg.ops", "SumOp") and mi.imports["S"].name == "SumOp"
+    assert isinstance(mi.imports["np"], ImportedModule) and mi.imports["np"].module == "numpy"
     assert mi.star_imports == ["base"]
     assert mi.all_names == ("Alias", "S")
     assert mi.aliases == {"Alias": "S", "Typed": "np.ndarray"}  # a subscript is no alias

@@ -403,6 +403,18 @@ def test_an_opaque_splat_says_why(body: str, reason: str) -> None:
     assert site.expanded_args is None
 
 
+def test_with_both_splats_the_dict_is_not_expanded_and_is_named_first() -> None:
+    site = only(HEAD + "def test():\n    kw = {'m': 1}\n    SumOp(*make(), **kw)\n")
+    assert (site.splat_dict, site.splat_star) == (None, None)
+    assert site.opaque == "**kw: its contents are not fully visible"
+    site = only(HEAD + "def test():\n    SumOp(*(1, 2), **{'dtype': 'f'})\n")
+    assert (site.splat_dict, site.splat_star, site.opaque) == (
+        None,
+        ("1", "2"),
+        "**{'dtype': 'f'}: built where bench-op can't see",
+    )
+
+
 def test_a_parametrized_splat_says_so() -> None:
     site = only(
         HEAD + "@pytest.mark.parametrize('shape', [(1, 2)])\ndef test(shape):\n    SumOp(*shape, 'f')\n"

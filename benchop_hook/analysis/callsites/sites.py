@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 
 from benchop_hook.analysis.callsites.evaluation import Evaluator
 from benchop_hook.analysis.callsites.model import Arg, Atom, CallSite, Gone, Instance, Via
@@ -52,46 +51,39 @@ class ModuleAnalyzer:
     def calls(self) -> Iterator[CallSite]:
         if self.tree is None:
             return
-        ev = self.evaluator
         for node in self.mi.nodes():
             if not isinstance(node, ast.Call):
                 continue
             scope = self.scopes.scope_of(node)
-            method: str | None = None
-            via: Via = "direct"
-            func = node.func
-            atoms: set[Atom]
-            if isinstance(func, ast.Attribute):
-                base = ev.eval(func.value, scope)
-                if base and all(isinstance(b, Instance) for b in base):
-                    atoms = set(base)
-                    method = func.attr
-                    via = "instance"
-                else:
-                    atoms = ev.eval(func, scope)
-                    via = "module"
-            else:
-                atoms = ev.eval(func, scope)
-                if isinstance(func, ast.Name):
-                    atoms = self._narrowed(node, func.id, scope, atoms)
-                if atoms and all(isinstance(a, Instance) for a in atoms):
-                    method = "__call__"
-                    via = "instance"
-                elif isinstance(func, ast.Name) and not self._is_import_name(func.id, scope):
-                    via = self._how(func.id, scope)
-                elif (
-                    isinstance(func, ast.Name)
-                    and func.id in self.mi.imports
-                    and self.mi.imports[func.id][-1] != func.id
-                ):
-                    via = "alias"
+            atoms, method, via = self._callee(node, scope)
             if not any(isinstance(a, (ClassRef, Instance, Gone)) for a in atoms):
                 continue
-            site = self._site(node, atoms, method, via, scope)
-            guard, conditional = self._guard_of(node, func, scope)
-            if guard is not None or conditional:
-                site = replace(site, guard=guard, conditional=conditional)
-            yield site
+            guard, conditional = self._guard_of(node, node.func, scope)
+            yield self._site(node, scope, atoms, method, via, guard, conditional)
+
+    def _callee(self, node: ast.Call, scope: Scope) -> tuple[set[Atom], str | None, Via]:
+        """What the callee can be, the method called when it is an Op instance, and how it got there."""
+        ev = self.evaluator
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            base = ev.eval(func.value, scope)
+            if base and all(isinstance(b, Instance) for b in base):
+                return set(base), func.attr, "instance"
+            return ev.eval(func, scope), None, "module"
+        atoms = ev.eval(func, scope)
+        if isinstance(func, ast.Name):
+            atoms = self._narrowed(node, func.id, scope, atoms)
+        if atoms and all(isinstance(a, Instance) for a in atoms):
+            return atoms, "__call__", "instance"
+        if isinstance(func, ast.Name) and not self._is_import_name(func.id, scope):
+            return atoms, None, self._how(func.id, scope)
+        if (
+            isinstance(func, ast.Name)
+            and func.id in self.mi.imports
+            and self.mi.imports[func.id][-1] != func.id
+        ):
+            return atoms, None, "alias"
+        return atoms, None, "direct"
 
     # -- guards: the conditions a call runs under
     def _conditions(self, node: ast.AST) -> list[tuple[ast.expr, bool]]:
@@ -206,40 +198,18 @@ class ModuleAnalyzer:
         return name not in module_scope.assigns and name not in module_scope.loops
 
     # -- the call site
-    def _site(self, node: ast.Call, atoms: set[Atom], method: str | None, via: Via, scope: Scope) -> CallSite:
-        args: list[Arg] = []
-        for a in node.args:
-            if isinstance(a, ast.Starred):
-                args.append(Arg("star", None, self.segment(a.value)))
-            else:
-                args.append(Arg("pos", None, self.segment(a)))
-        splat_dict: list[tuple[str, str]] | None = None
-        splat_name: str | None = None
-        for k in node.keywords:
-            if k.arg is None:
-                args.append(Arg("dstar", None, self.segment(k.value)))
-                if isinstance(k.value, ast.Name):
-                    splat_name = k.value.id
-            else:
-                args.append(Arg("kw", k.arg, self.segment(k.value)))
-        # Preserve source order of keywords and **splats as written.
-        order = sorted(
-            range(len(node.keywords)), key=lambda i: (node.keywords[i].lineno, node.keywords[i].col_offset)
-        )
-        kw_args = [args[len(node.args) + i] for i in order]
-        args = args[: len(node.args)] + kw_args
-        if sum(1 for a in args if a.kind == "dstar") == 1 and not any(a.kind == "star" for a in args):
-            splat_dict = self.splats.literal_dict(node, scope)
-        splat_star: list[str] | None = None
-        stars = [a for a in node.args if isinstance(a, ast.Starred)]
-        if len(stars) == 1:
-            splat_star = self.splats.literal_tuple(stars[0].value, scope)
-        opaque = None
-        if any(a.kind == "dstar" for a in args) and splat_dict is None:
-            kw = next(k for k in node.keywords if k.arg is None)
-            opaque = self.splats.opaque_reason("**", kw.value, scope)
-        elif stars and splat_star is None:
-            opaque = self.splats.opaque_reason("*", stars[0].value, scope)
+    def _site(
+        self,
+        node: ast.Call,
+        scope: Scope,
+        atoms: set[Atom],
+        method: str | None,
+        via: Via,
+        guard: str | None,
+        conditional: bool,
+    ) -> CallSite:
+        args, splat_name = self._args(node)
+        splats = self.splats.of_call(node, scope)
         top, qual = self.scopes.enclosing_function(node)
         return CallSite(
             path=self.mi.path,
@@ -248,18 +218,43 @@ class ModuleAnalyzer:
             end_lineno=node.end_lineno or node.lineno,
             end_col=char_col(self.lines, node.end_lineno or node.lineno, node.end_col_offset or 0),
             func_source=self.segment(node.func),
-            args=tuple(args),
+            args=args,
             atoms=frozenset(atoms),
             method=method,
             function=top,
             qualfunction=qual,
             scope_names=frozenset(self.scopes.visible_names(node, scope)),
             via=via,
-            splat_dict=tuple(splat_dict) if splat_dict is not None else None,
+            splat_dict=splats.dict_items,
             splat_name=splat_name,
-            splat_star=tuple(splat_star) if splat_star is not None else None,
-            opaque=opaque,
+            splat_star=splats.star_items,
+            opaque=splats.opaque,
+            guard=guard,
+            conditional=conditional,
         )
+
+    def _args(self, node: ast.Call) -> tuple[tuple[Arg, ...], str | None]:
+        """The arguments, keywords and `**` splats in the order written; and the name a `**name` splats."""
+        args = [
+            Arg("star", None, self.segment(a.value))
+            if isinstance(a, ast.Starred)
+            else Arg("pos", None, self.segment(a))
+            for a in node.args
+        ]
+        keywords: list[Arg] = []
+        splat_name: str | None = None
+        for k in node.keywords:
+            if k.arg is None:
+                keywords.append(Arg("dstar", None, self.segment(k.value)))
+                if isinstance(k.value, ast.Name):
+                    splat_name = k.value.id
+            else:
+                keywords.append(Arg("kw", k.arg, self.segment(k.value)))
+        # ast lists `**d` after every keyword; the source may interleave them.
+        order = sorted(
+            range(len(node.keywords)), key=lambda i: (node.keywords[i].lineno, node.keywords[i].col_offset)
+        )
+        return tuple(args + [keywords[i] for i in order]), splat_name
 
     def _how(self, name: str, scope: Scope) -> Via:
         """How a callee bound by `name` in this module's scopes reaches the call."""

@@ -5,9 +5,18 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from typing import NamedTuple
 
 from benchop_hook.analysis.callsites.scopes import Scope, ScopeTree, bound_names, local_binding
 from benchop_hook.analysis.modules import dotted
+
+
+class CallSplats(NamedTuple):
+    """What a call's splats hold, when that can be seen."""
+
+    dict_items: tuple[tuple[str, str], ...] | None  # the one `**d`'s (key, value source), when literal
+    star_items: tuple[str, ...] | None  # the one `*t`'s item sources, when literal
+    opaque: str | None  # why a splat's contents can't be seen
 
 
 class SplatReader:
@@ -15,6 +24,24 @@ class SplatReader:
         self.scopes = scopes
         self.parents = scopes.parents
         self.segment = segment
+
+    def of_call(self, node: ast.Call, scope: Scope) -> CallSplats:
+        """The items of the call's `**d` (when it is its only splat) and of its `*t` (when it has one),
+        or why a splat's contents can't be seen (the `**` one first)."""
+        dstars = [k for k in node.keywords if k.arg is None]
+        stars = [a for a in node.args if isinstance(a, ast.Starred)]
+        dict_items = self.literal_dict(node, scope) if len(dstars) == 1 and not stars else None
+        star_items = self.literal_tuple(stars[0].value, scope) if len(stars) == 1 else None
+        opaque = None
+        if dstars and dict_items is None:
+            opaque = self.opaque_reason("**", dstars[0].value, scope)
+        elif stars and star_items is None:
+            opaque = self.opaque_reason("*", stars[0].value, scope)
+        return CallSplats(
+            tuple(dict_items) if dict_items is not None else None,
+            tuple(star_items) if star_items is not None else None,
+            opaque,
+        )
 
     def opaque_reason(self, star: str, value: ast.expr, scope: Scope) -> str:
         """A few words on why the contents of `*value` / `**value` are not known statically."""

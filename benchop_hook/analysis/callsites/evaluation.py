@@ -47,8 +47,6 @@ class Evaluator:
     def eval(self, expr: ast.expr, scope: Scope, depth: int = 0) -> set[Atom]:
         if depth > 10:
             return {UNKNOWN}
-        if isinstance(expr, UnknownValue):
-            return {UNKNOWN}
         if isinstance(expr, ModuleMarker):
             return {ModuleRef(expr.module)}
         if isinstance(expr, Scoped):
@@ -85,7 +83,7 @@ class Evaluator:
             return self.eval(expr.body, scope, depth + 1) | self.eval(expr.orelse, scope, depth + 1)
         if isinstance(expr, ast.Constant):
             return {CONSTANT}
-        return {UNKNOWN}
+        return {UNKNOWN}  # an UnknownValue, or an expression not followed
 
     def _eval_subscript(self, expr: ast.Subscript, scope: Scope, depth: int) -> set[Atom]:
         key = expr.slice

@@ -55,35 +55,44 @@ class ModuleAnalyzer:
             if not isinstance(node, ast.Call):
                 continue
             scope = self.scopes.scope_of(node)
-            atoms, method, via = self._callee(node, scope)
+            atoms, method = self._callee(node, scope)
             if not any(isinstance(a, (ClassRef, Instance, Gone)) for a in atoms):
                 continue
+            via = self._via(node.func, scope, method)
             guard, conditional = self._guard_of(node, node.func, scope)
             yield self._site(node, scope, atoms, method, via, guard, conditional)
 
-    def _callee(self, node: ast.Call, scope: Scope) -> tuple[set[Atom], str | None, Via]:
-        """What the callee can be, the method called when it is an Op instance, and how it got there."""
+    def _callee(self, node: ast.Call, scope: Scope) -> tuple[set[Atom], str | None]:
+        """What the callee can be, and the method called when it is an Op instance."""
         ev = self.evaluator
         func = node.func
         if isinstance(func, ast.Attribute):
             base = ev.eval(func.value, scope)
             if base and all(isinstance(b, Instance) for b in base):
-                return set(base), func.attr, "instance"
-            return ev.eval(func, scope), None, "module"
+                return set(base), func.attr
+            return ev.eval(func, scope), None
         atoms = ev.eval(func, scope)
         if isinstance(func, ast.Name):
             atoms = self._narrowed(node, func.id, scope, atoms)
         if atoms and all(isinstance(a, Instance) for a in atoms):
-            return atoms, "__call__", "instance"
+            return atoms, "__call__"
+        return atoms, None
+
+    def _via(self, func: ast.expr, scope: Scope, method: str | None) -> Via:
+        """How the callee reaches the call (asked only of calls an Op reaches)."""
+        if method is not None:
+            return "instance"
+        if isinstance(func, ast.Attribute):
+            return "module"
         if isinstance(func, ast.Name) and not self._is_import_name(func.id, scope):
-            return atoms, None, self._how(func.id, scope)
+            return self._how(func.id, scope)
         if (
             isinstance(func, ast.Name)
             and func.id in self.mi.imports
             and self.mi.imports[func.id][-1] != func.id
         ):
-            return atoms, None, "alias"
-        return atoms, None, "direct"
+            return "alias"
+        return "direct"
 
     # -- guards: the conditions a call runs under
     def _conditions(self, node: ast.AST) -> list[tuple[ast.expr, bool]]:

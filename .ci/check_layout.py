@@ -22,11 +22,6 @@ REASONS = {
 REFLOWED = {
     "benchop_hook.fixing.forked.map_split",
     "benchop_hook.fixing.plan.plan_explicit",
-    "benchop_hook.fixing.static_pass._judge_one",
-    "benchop_hook.fixing.static_pass._route",
-    "benchop_hook.fixing.static_pass._apply",
-    "benchop_hook.fixing.static_pass._run_all",
-    "benchop_hook.fixing.static_pass._fix_from_history",
     "benchop_hook.git.commit.follow_up_commit",
     "benchop_hook.records.baseline.compare",
     "benchop_hook.records.versus_parent._run_both",

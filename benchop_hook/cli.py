@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from benchop_hook import __version__
 from benchop_hook.commands.options import Options
-from benchop_hook.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, BenchOpError
+from benchop_hook.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, BenchOpError
 
 if TYPE_CHECKING:
     _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -94,7 +94,8 @@ def _columns() -> int:
 
 
 def _add(sub: _SubParsers, name: str, **kwargs: str) -> argparse.ArgumentParser:
-    return sub.add_parser(name, formatter_class=_Formatter, **kwargs)  # type: ignore[arg-type]  # argparse's stub types **kwargs as Any-valued
+    # allow_abbrev=False: `--all-file` or `--gpu 1` is an error, not a guess at what was meant
+    return sub.add_parser(name, formatter_class=_Formatter, allow_abbrev=False, **kwargs)  # type: ignore[arg-type]  # argparse's stub types **kwargs as Any-valued
 
 
 def _check(sub: _SubParsers) -> None:
@@ -121,6 +122,9 @@ def _hook(sub: _SubParsers) -> None:
     p = _add(sub, "hook", help="what the git / pre-commit hooks call")
     p.add_argument("stage", choices=["pre-commit", "post-commit", "post-merge", "post-rewrite", "follow-up"])
     p.add_argument("--rewrite-command", help=argparse.SUPPRESS)  # post-rewrite's argument: rebase or amend
+    p.add_argument(
+        "--detached", nargs=2, metavar=("BASE", "COMMIT"), help=argparse.SUPPRESS
+    )  # a background run
     p.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     _add_run_options(p)
     p.add_argument("--json", metavar="PATH", help=argparse.SUPPRESS)
@@ -140,6 +144,10 @@ def _history(sub: _SubParsers) -> None:  # issue 14
     )
 
 
+def _status(sub: _SubParsers) -> None:
+    _add(sub, "status", help="the background runs: the one going on, the last results, their logs")
+
+
 def _install(sub: _SubParsers) -> None:
     _add(sub, "install", help="install plain git post-commit and post-merge hooks (no pre-commit needed)")
 
@@ -154,6 +162,7 @@ _COMMANDS = {
     "run": _run,
     "hook": _hook,
     "history": _history,
+    "status": _status,
     "install": _install,
     "uninstall": _uninstall,
 }
@@ -179,6 +188,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bench-op",
         formatter_class=_Formatter,
+        allow_abbrev=False,
         description="Keep a kernel library's benchmarks building its Ops after their constructors change.",
     )
     parser.set_defaults(**Options.defaults())  # every field on every namespace: Options reads them plainly
@@ -282,16 +292,32 @@ def dispatch(opts: Options) -> int:
         from benchop_hook.commands import hook
 
         return hook.main(opts)
-    if cmd == "history":  # issue 14
+    if cmd == "history":
         from benchop_hook.commands import history
 
         return history.main(opts)
+    if cmd == "status":
+        from benchop_hook.commands import status
+
+        return status.main(opts)
     if cmd in ("install", "uninstall"):
         from benchop_hook.commands import install
 
         return install.install(opts) if cmd == "install" else install.uninstall(opts)
     build_parser().print_help()
     return EXIT_USAGE
+
+
+def _json_to_stdout(opts: Options) -> int:
+    """`--json -`: the JSON is what standard output carries; the command's own lines go to stderr."""
+    from benchop_hook.report import out
+
+    out.stdout = sys.stdout
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            return dispatch(opts)
+    finally:
+        out.stdout = None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -307,10 +333,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return dispatch(Options.from_namespace(parse(argv)))
+        opts = Options.from_namespace(parse(argv))
+        if opts.json == "-":
+            return _json_to_stdout(opts)
+        return dispatch(opts)
     except BenchOpError as exc:
         print(f"bench-op: {exc.message}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:
+        # The reader went away (`bench-op status | head -1`): nothing more to say, and nothing went wrong.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         print("bench-op: interrupted; nothing of yours was changed.", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -336,9 +370,9 @@ def entry() -> None:
     bench-op writes is closed by then, and a git process it reads from sees its pipe close."""
     import atexit
 
-    from benchop_hook.commands import common
+    from benchop_hook.fixing import static
 
-    common.kept_until_exit = []
+    static.kept_until_exit = []
     gc.disable()  # and main leaves it off: a collection now would walk everything that was kept
     code = main()
     atexit._run_exitfuncs()

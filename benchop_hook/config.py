@@ -42,6 +42,13 @@ class Config:
     baseline_repeats: int = 3  # runs per side when both run in one session: enough to know the spread
     regression_threshold: float = 0.10
     fail_on_regression: bool = False
+    # After a commit that changed an Op: run every benchmark function that builds one ("affected"), only
+    # the files bench-op fixed ("fixed"), or none ("never").
+    run_after_commit: str = "affected"
+    # Whether the pre-commit stage runs the benchmarks too: "auto" runs them only when no follow-up stage is
+    # installed (else the run happens once, after the commit).
+    pre_commit_run: str = "auto"
+    background: bool = False  # the follow-up stage's run goes on after git commit returns
     line_length: int = 88  # not a [tool.bench-op] key: the project's ruff / black line-length (wrap.py)
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
@@ -77,6 +84,15 @@ def _positive_number(key: str, value: Any, *, integer: bool) -> Any:
     if isinstance(value, bool) or not isinstance(value, ok_type) or value <= 0:
         kind = "a positive integer" if integer else "a positive number of seconds"
         raise ConfigError(f"[tool.bench-op] {key} must be {kind}, got {value!r}: fix it in pyproject.toml.")
+    return value
+
+
+def _choice(key: str, value: Any, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        options = ", ".join(f'"{a}"' for a in allowed)
+        raise ConfigError(
+            f"[tool.bench-op] {key} must be one of {options}, got {value!r}: fix it in pyproject.toml."
+        )
     return value
 
 
@@ -136,7 +152,14 @@ def from_table(table: dict[str, Any]) -> Config:
             values[name] = float(_positive_number(key, value, integer=False))
         elif name == "max_iterations":
             values[name] = _positive_number(key, value, integer=True)
-        elif name in ("require_run", "pin_defaults", "baseline", "fail_on_regression"):
+        elif name == "run_after_commit":
+            values[name] = _choice(key, value, ("affected", "fixed", "never"))
+        elif name == "pre_commit_run":
+            values[name] = (
+                {True: "true", False: "false"}.get(value, value) if isinstance(value, bool) else value
+            )
+            values[name] = _choice(key, values[name], ("auto", "true", "false"))
+        elif name in ("require_run", "pin_defaults", "baseline", "fail_on_regression", "background"):
             if not isinstance(value, bool):
                 raise ConfigError(f"[tool.bench-op] {key} must be true or false, got {value!r}.")
             values[name] = value

@@ -26,40 +26,28 @@ ENV = "BENCHOP_TIMINGS"
 # (module, attribute or Class.method, label), in pipeline order.
 STAGES: tuple[tuple[str, str, str], ...] = (
     ("benchop_hook.commands.common", "quick", "repository, config, what changed (git)"),
-    ("benchop_hook.commands.common", "static", "static pass, all of it"),
+    ("benchop_hook.fixing.static", "static_pass", "static pass, all of it"),
     ("benchop_hook.git.repo", "list_tracked", "  list of tracked files (git)"),
     ("benchop_hook.git.repo", "WorkTree.read", "  read files from the working tree"),
     ("benchop_hook.git.repo", "GitSnapshot.read", "  read blobs from git"),
     ("benchop_hook.analysis.modules", "parse_source", "  parse (ast) and read classes/imports"),
-    (
-        "benchop_hook.fixing.static_pass",
-        "StaticPass._interface_changed",
-        "  interface files: constructors changed?",
-    ),
-    (
-        "benchop_hook.fixing.static_pass",
-        "StaticPass._rename_votes",
-        "  rename votes from the other changed files",
-    ),
+    ("benchop_hook.fixing.detect", "_Detector.interface_changed", "  interface files: constructors changed?"),
+    ("benchop_hook.fixing.detect", "_Detector.rename_votes", "  rename votes from the other changed files"),
     ("benchop_hook.analysis.changes", "detect", "  detect Op changes"),
     ("benchop_hook.analysis.callsites", "ModuleAnalyzer.__init__", "  call sites: scopes of a module"),
     ("benchop_hook.analysis.callsites", "ModuleAnalyzer.calls", "  call sites: resolve calls"),
     ("benchop_hook.analysis.evidence", "TestEvidence.rename_hints", "  evidence from tests: rename hints"),
     ("benchop_hook.analysis.evidence", "TestEvidence.value_for", "  evidence from tests: values"),
+    ("benchop_hook.fixing.commit_range", "judge_files", "  judge and plan calls of changed Ops"),
+    ("benchop_hook.fixing.all_files", "all_files_pass", "  all-files mode"),
     (
-        "benchop_hook.fixing.static_pass",
-        "StaticPass._locate_and_fix",
-        "  judge and plan calls of changed Ops",
-    ),
-    ("benchop_hook.fixing.static_pass", "StaticPass._run_all", "  all-files mode"),
-    (
-        "benchop_hook.fixing.static_pass",
-        "StaticPass._fix_from_history",
+        "benchop_hook.fixing.all_files",
+        "_FromHistory.fix",
         "    all-files: fix from the benchmark's last commit",
     ),
     ("benchop_hook.git.last_commit", "History.base_for", "    all-files: last commit of a benchmark (git)"),
     ("benchop_hook.rewrite.edit", "rewrite", "  rewrite (libcst)"),
-    ("benchop_hook.report.render", "render_check", "report"),
+    ("benchop_hook.report.text", "render_check", "report"),
     # the run: what sits between the static pass and the numbers, and after them
     ("benchop_hook.run.runner", "start_warm", "start the benchmark interpreter early"),
     ("benchop_hook.run.execute", "write", "write the fixes"),
@@ -69,7 +57,7 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("benchop_hook.run.repair", "repair_all", "run and repair the benchmark files"),
     ("benchop_hook.run.runner", "run_pytest", "  pytest sessions"),
     ("benchop_hook.records.notes", "write_note", "record the numbers in git notes"),
-    ("benchop_hook.followup.assemble", "_save_report", "save the report"),
+    ("benchop_hook.report.out", "write_json", "write a JSON report"),
 )
 
 # Modules whose import is itself a stage (its time, and when it happened).

@@ -283,8 +283,8 @@ def real_sizes(root: str) -> dict[str, int]:
     from benchop_hook import config
     from benchop_hook.analysis.modules import ClassRef, ParseCache
     from benchop_hook.analysis.project import Project
-    from benchop_hook.fixing.static_pass import Paths
     from benchop_hook.git import repo as gitrepo
+    from benchop_hook.paths import Paths
 
     cfg = config.load(root)
     paths = Paths(cfg)

@@ -253,6 +253,8 @@ class Tally:
     renames_followed: int = 0
     renames_engineers: int = 0
     renames_reported: int = 0
+    false_blocks: int = 0  # a hand edit asked (or the file blocked) for a call the engineers left unchanged
+    real_breaks: int = 0  # such calls that reading the code shows to be real breaks the engineers left
     lines: list[str] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
@@ -269,6 +271,8 @@ class Tally:
             "renames_followed",
             "renames_engineers",
             "renames_reported",
+            "false_blocks",
+            "real_breaks",
         ):
             setattr(self, k, getattr(self, k) + getattr(other, k))
 
@@ -346,6 +350,7 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
     run_lines = {
         (f["path"], f["line"]) for f in findings if not f.get("fixed") and f.get("status") == "unknown"
     }
+    _count_blocks(t, clone, sha, parent, findings)
     lib_before, lib_after = _library_classes(clone, parent), _library_classes(clone, sha)
     for old_path, new_path in pairs:
         before = show(clone, parent, old_path)
@@ -465,6 +470,84 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
                     f"{o.text}\n      engineers: {e.text}\n      bench-op:  {u.text}"
                 )
     return t
+
+
+VERDICTS: dict[str, str] = {}  # "<sha10>:<path>:<line>" -> what reading the code showed ("real: ...")
+
+
+def _count_blocks(t: Tally, clone: str, sha: str, parent: str, findings: list[dict]) -> None:
+    """Every call bench-op asks a hand edit for that the engineers left exactly as it was at the commit: a
+    false block, unless reading the code shows it is a real break they left (listed in --verdicts)."""
+    for f in findings:
+        if f.get("fixed") or f.get("status") in ("ok", "default", "unknown"):
+            continue
+        path, line = f["path"], f["line"]
+        ours = _call_at(show(clone, parent, path), line)
+        if ours is None:
+            continue
+        fn, text = ours
+        engineers = {(g, x) for g, x in _all_calls(show(clone, sha, path))}
+        if (fn, text) not in engineers:
+            continue  # the engineers changed it: a hand edit asked there is no false block
+        key = f"{sha[:10]}:{path}:{line}"
+        verdict = VERDICTS.get(key, "")
+        if verdict.startswith("real"):
+            t.real_breaks += 1
+            t.lines.append(
+                f"  real break left by the engineers: {path}:{line} {f.get('text') or f['call']} ({verdict})"
+            )
+        else:
+            t.false_blocks += 1
+            t.lines.append(
+                f"  false block: {path}:{line} {f.get('text') or f['call']}: "
+                f"{f.get('why_not') or f.get('problem')}"
+            )
+
+
+def _all_calls(text: str | None) -> list[tuple[str, str]]:
+    """(enclosing function, normalised source) of every call in a module."""
+    if text is None:
+        return []
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    out: list[tuple[str, str]] = []
+
+    def visit(node: ast.AST, fn: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(child, child.name)
+                continue
+            if isinstance(child, ast.Call):
+                out.append((fn, _norm(ast.unparse(child))))
+            visit(child, fn)
+
+    visit(tree, "")
+    return out
+
+
+def _call_at(text: str | None, line: int) -> tuple[str, str] | None:
+    """The outermost call that starts on `line`, with its enclosing function."""
+    if text is None:
+        return None
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    found: list[tuple[str, str]] = []
+
+    def visit(node: ast.AST, fn: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(child, child.name)
+                continue
+            if isinstance(child, ast.Call) and child.lineno == line:
+                found.append((fn, _norm(ast.unparse(child))))
+            visit(child, fn)
+
+    visit(tree, "")
+    return found[0] if found else None
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -596,10 +679,18 @@ def main(argv: Iterable[str] | None = None) -> int:
     ap.add_argument("--out", default=os.path.join(HERE, "results", "replay.txt"))
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument(
+        "--verdicts",
+        default=os.path.join(HERE, "replay_verdicts.json"),
+        help="what reading the code showed for calls left unchanged that bench-op reports: real breaks",
+    )
+    ap.add_argument(
         "--bench-op",
         default=shutil.which("bench-op") or os.path.join(os.path.dirname(sys.executable), "bench-op"),
     )
     args = ap.parse_args(list(argv) if argv is not None else None)
+    if os.path.exists(args.verdicts):
+        with open(args.verdicts, encoding="utf-8") as f:
+            VERDICTS.update(json.load(f))
     scratch = tempfile.mkdtemp(prefix="replay-clone-")
     clone = os.path.join(scratch, "tileops")
     subprocess.run(["git", "clone", "-q", "--no-checkout", args.clone, clone], check=True)
@@ -625,7 +716,7 @@ def main(argv: Iterable[str] | None = None) -> int:
         lines.append(
             f"  same {t.same}, different {t.different} (meaning differs {t.meaning}), reported {t.reported}, "
             f"left to the run {t.to_run}, missed {t.missed}, unwanted {t.unwanted}, renames followed "
-            f"{t.renames_followed}/{t.renames_engineers}"
+            f"{t.renames_followed}/{t.renames_engineers}, false blocks {t.false_blocks}"
         )
         lines.extend(t.lines)
         print("\n".join(lines[-(len(t.lines) + 2) :]), flush=True)
@@ -650,6 +741,10 @@ def main(argv: Iterable[str] | None = None) -> int:
             f"  renames the engineers followed: {total.renames_engineers}; followed by bench-op: "
             f"{total.renames_followed}; "
             f"reported for a hand edit: {total.renames_reported}"
+        ),
+        (
+            "  false blocks (a hand edit asked for a call the engineers left unchanged): "
+            f"{total.false_blocks}; real breaks the engineers left, read in the code: {total.real_breaks}"
         ),
         f"  calls the engineers changed beyond moving arguments (not counted): {total.nonmechanical}",
         (

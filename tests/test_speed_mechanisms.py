@@ -656,8 +656,8 @@ def test_benchmark_files_judged_in_two_processes_give_the_serial_answer(
 
     from test_evidence_idioms import make
 
+    from benchop_hook.fixing import commit_range as pipeline
     from benchop_hook.fixing import forked
-    from benchop_hook.fixing import static_pass as pipeline
 
     if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
@@ -733,7 +733,7 @@ def test_a_class_op_files_only_call_is_left_unparsed_one_they_inherit_is_not(
     from test_evidence_idioms import make
 
     from benchop_hook import cli
-    from benchop_hook.fixing import static_pass as pipeline
+    from benchop_hook.fixing import detect as pipeline
 
     mixin = "class ShapeMixin:\n    def __init__(self, m, n, dtype):\n        self.m = m\n"
     kernel = "class SumKernel:\n    def __init__(self, m, n):\n        self.m = m\n"
@@ -771,7 +771,7 @@ def test_a_class_op_files_only_call_is_left_unparsed_one_they_inherit_is_not(
 
 def test_functions_are_walked_for_imports_unless_the_text_rules_them_out() -> None:
     from benchop_hook.analysis.modules import parse_source
-    from benchop_hook.fixing import static_pass as pipeline
+    from benchop_hook.fixing import imports as pipeline
 
     here = Path(__file__).resolve().parent.parent
     sources = [
@@ -787,11 +787,11 @@ def test_functions_are_walked_for_imports_unless_the_text_rules_them_out() -> No
         mi = parse_source(data, "m.py", "m")
         if mi.error:
             continue
-        walked = pipeline._all_imports(mi, True)
-        if not pipeline._imports_in_functions(data):
+        walked = pipeline.all_imports(mi, True)
+        if not pipeline.imports_in_functions(data):
             ruled_out += 1
-            assert pipeline._all_imports(mi, False) == walked
-        elif walked != pipeline._all_imports(mi, False):
+            assert pipeline.all_imports(mi, False) == walked
+        elif walked != pipeline.all_imports(mi, False):
             assert b"from x import Y" in data or b"import" in data
     assert ruled_out >= 2  # the last example, and the files that import only at the top
-    assert pipeline._imports_in_functions(sources[-3]) and pipeline._imports_in_functions(sources[-2])
+    assert pipeline.imports_in_functions(sources[-3]) and pipeline.imports_in_functions(sources[-2])

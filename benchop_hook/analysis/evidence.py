@@ -10,32 +10,28 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from benchop_hook.analysis.binding import bind
 from benchop_hook.analysis.callsites import CallSite
 from benchop_hook.analysis.edits import Edit
+from benchop_hook.analysis.examples import (
+    Learned,
+    Pair,
+    Template,
+    agree,
+    bound,
+    module_level_names,
+    pair_calls,
+    template_of,
+)
 from benchop_hook.analysis.locate import analyze
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Kind, Signature, is_constant_source, same_default
-from benchop_hook.fixing.plan import Status, Value, classify, shape
+from benchop_hook.fixing.plan import Status, Value, classify
 
 
 def bound_values(site: CallSite, sig: Signature) -> dict[str, str] | None:
     """parameter -> source text of the argument reaching it; None when the call doesn't bind."""
-    sh = shape(site.args)
-    if sh.splatted:
-        return None
-    b = bind(sig, sh)
-    if not b.ok:
-        return None
-    out: dict[str, str] = {}
-    pos = [a for a in site.args if a.kind == "pos"]
-    for i, p in enumerate(b.positional):
-        out[p] = pos[i].source
-    kws = {a.keyword: a.source for a in site.args if a.kind == "kw"}
-    for k, p in b.keywords:
-        out[p] = kws[k]
-    return out
+    return bound(site, sig)
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -85,12 +81,16 @@ class TestEvidence:
         old_p: Project | None,
         test_files: Iterable[str],
         changed_tests: Iterable[tuple[str | None, str | None]],
+        examples: Iterable[tuple[str | None, str | None]] = (),
     ) -> None:
         self.new_p = new_p
         self.old_p = old_p
         self.test_files = list(test_files)
         self.changed = list(changed_tests)
+        # The changed files whose edits of a call can show how to fix it: tests, workloads, examples.
+        self.examples = list(examples) or list(self.changed)
         self._sites: dict[tuple[str, str], list[CallSite]] = {}
+        self._learned: dict[tuple[ClassRef, ClassRef], Learned] = {}
 
     def _calls(self, project: Project, path: str, name: str, ref: ClassRef, side: str) -> list[CallSite]:
         key = (side, path)
@@ -270,3 +270,29 @@ class TestEvidence:
             if param not in bv or (new_default is not None and same_default(bv[param], new_default)):
                 adopted = adopted or site.where
         return adopted
+
+    def learned(
+        self, old_ref: ClassRef, new_ref: ClassRef, old_sig: Signature, new_sig: Signature
+    ) -> Learned:
+        """The fix the commit's own edits show for calls of `old_ref` (now `new_ref`): every pair of an old
+        call and its new call in the changed tests and workloads, and the template they agree on."""
+        key = (old_ref, new_ref)
+        if key in self._learned:
+            return self._learned[key]
+        items: list[tuple[Pair, Template | str]] = []
+        for old_path, new_path in self.examples if self.old_p is not None else ():
+            if old_path is None or new_path is None or self.old_p is None:
+                continue
+            old_data = self.old_p.snapshot.read(old_path)
+            new_data = self.new_p.snapshot.read(new_path)
+            if old_data is None or new_data is None or old_data == new_data:
+                continue
+            if old_ref.name.encode() not in old_data or new_ref.name.encode() not in new_data:
+                continue
+            old_sites = self._calls(self.old_p, old_path, old_ref.name, old_ref, "old")
+            new_sites = self._calls(self.new_p, new_path, new_ref.name, new_ref, "new")
+            names = module_level_names(new_data)
+            for pair in pair_calls(old_data, new_data, old_sites, new_sites):
+                items.append((pair, template_of(pair, old_sig, new_sig, names)))
+        self._learned[key] = found = agree(items)
+        return found

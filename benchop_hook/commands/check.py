@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchop_hook.commands.common import quick, restrict, static
+from benchop_hook.commands.common import quick
 from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
 
@@ -13,18 +13,21 @@ def main(opts: Options) -> int:
         if not opts.quiet:
             print(f"bench-op: nothing to check: no Op file changed in {target.label}.")
         if opts.json:
-            from benchop_hook.report.render import write_json
+            from benchop_hook.report.out import write_json
 
             write_json(
                 opts.json,
                 {"status": "nothing-to-do", "target": target.as_json(), "changes": [], "findings": []},
             )
         return EXIT_OK
-    from benchop_hook.report.render import render_check, static_json, write_json
+    from benchop_hook.fixing.static import restrict, static_pass
+    from benchop_hook.report.as_json import static_json
+    from benchop_hook.report.out import write_json
+    from benchop_hook.report.text import render_check
 
     # The same plan as `fix` and the follow-up commit (the rewrite is made, and not written): the same
     # calls counted, the same edit described.
-    result = restrict(static(repo, cfg, target, changes, only=opts.shard() or None)[0], opts.shard())
+    result = restrict(static_pass(repo, cfg, target, changes, only=opts.shard() or None)[0], opts.shard())
     print(render_check(result))
     if opts.json:
         data = static_json(result)

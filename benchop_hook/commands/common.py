@@ -16,13 +16,24 @@ from benchop_hook.git.target import Target, changed_files, resolve
 from benchop_hook.paths import Paths
 
 if TYPE_CHECKING:
-    from benchop_hook.fixing.context import StaticContext
-    from benchop_hook.fixing.static_pass import StaticResult
+    from benchop_hook.run.job import Job, RunSettings
     from benchop_hook.run.runner import Warm
+
+
+def tell_finished_runs(repo: gitrepo.RepoPaths) -> None:
+    """One line about a background run that finished since the user last heard from bench-op."""
+    if not os.path.isdir(os.path.join(repo.git_dir, "bench-op", "background")):
+        return  # (one stat on the no-op path)
+    from benchop_hook.followup.background import unseen_line
+
+    line = unseen_line(repo)
+    if line:
+        print(line, file=sys.stderr)
 
 
 def open_repo(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config]:
     repo = gitrepo.find_repo(opts.directory)
+    tell_finished_runs(repo)
     cfg = config_mod.load(repo.root)
     for w in cfg.warnings:
         print(w, file=sys.stderr)
@@ -49,78 +60,10 @@ def op_files_touched(cfg: config_mod.Config, changes: list[gitrepo.Change]) -> b
     return any((c.old_path and is_op(c.old_path)) or (c.new_path and is_op(c.new_path)) for c in changes)
 
 
-# The static passes of this process, kept until it ends when `bench-op` runs as a program: it then leaves
-# with a hard exit (`cli.entry`), and their trees go with the process instead of object by object (about
-# 0.07 s on a large commit). None: freed as usual (tests call `cli.main` in one process, many times).
-kept_until_exit: list[object] | None = None
-
-
-def static(
-    repo: gitrepo.RepoPaths,
-    cfg: config_mod.Config,
-    target: Target,
-    changes: list[gitrepo.Change],
-    *,
-    bench_from: str = "worktree",
-    only: frozenset[str] | None = None,
-    rewrite: bool = True,
-) -> tuple[StaticResult, StaticContext]:
-    """The static pass, and what it learned for the repair loop. Imports the heavy modules: call it only
-    when there is work."""
-    import dataclasses
-
-    from benchop_hook.fixing.static_pass import Sources, StaticPass
-    from benchop_hook.git.last_commit import History
-    from benchop_hook.rewrite.wrap import project_line_length
-
-    root = repo.root
-    cfg = dataclasses.replace(cfg, line_length=project_line_length(root))  # a rewritten call fits it
-    links: list[str] = []
-    tracked = gitrepo.list_tracked(root, links=links)
-    if target.mode == "all":
-        new: gitrepo.Snapshot = gitrepo.WorkTree(root, tracked, links)
-        sp = StaticPass(
-            cfg,
-            Sources(None, new, new, []),
-            target,
-            history=History(root),
-            only=set(only) if only is not None else None,
-            rewrite=rewrite,
-            cache_dir=os.path.join(repo.git_dir, "bench-op"),
-        )
-        if kept_until_exit is not None:
-            kept_until_exit.append(sp)
-        return sp.run(), sp.context()
-    if target.mode == "staged":
-        old: gitrepo.Snapshot = gitrepo.GitSnapshot(root, "HEAD")
-        new = gitrepo.GitSnapshot(root, None)
-    else:
-        assert target.from_rev and target.to_rev
-        old = gitrepo.GitSnapshot(root, target.from_rev)
-        new = gitrepo.GitSnapshot(root, target.to_rev)
-    bench = new if bench_from == "target" else gitrepo.WorkTree(root, tracked, links)
-    sp = StaticPass(cfg, Sources(old, new, bench, changes), target, rewrite=rewrite)
-    if kept_until_exit is not None:
-        kept_until_exit.append(sp)
-    return sp.run(), sp.context()
-
-
-def restrict(result: StaticResult, shard: frozenset[str]) -> StaticResult:
-    """Benchmark files named on the command line restrict check and fix as they restrict run."""
-    if not shard:
-        return result
-    import dataclasses
-
-    return dataclasses.replace(
-        result,
-        files=[fr for fr in result.files if fr.path in shard],
-        skipped=[(p, w) for p, w in result.skipped if p in shard],
-    )
-
-
 def quick(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config, Target, list[gitrepo.Change] | None]:
     """Everything up to "is any op file in the diff?"; changes None means there is nothing to do."""
     repo, cfg = open_repo(opts)
+    run_settings(opts, cfg)  # a wrong --gpus, --timeout... is an error even when nothing changed
     target = resolve(
         repo.root, all_files=opts.all_files, from_ref=opts.from_ref, to_ref=opts.to_ref, staged=opts.staged
     )
@@ -166,3 +109,43 @@ def interface_ctor_changed(
     return any(
         constructor_changed(blobs.get(specs[2 * i]), blobs.get(specs[2 * i + 1])) for i in range(len(touched))
     )
+
+
+def run_settings(
+    opts: Options, cfg: config_mod.Config, *, affected: bool = False, no_run: bool = False
+) -> RunSettings:
+    """The run's settings, the command line over the config, checked: a bad value is a usage error whether
+    or not there turns out to be work, so this is asked before anything decides there is none."""
+    from benchop_hook.run.job import settings
+
+    return settings(
+        cfg,
+        timeout=opts.timeout,
+        max_iterations=opts.max_iterations,
+        gpus=opts.gpus,
+        repeats=opts.repeats if (opts.baseline or cfg.baseline) else None,
+        python=opts.python,
+        no_run=opts.no_run or no_run,
+        no_commit=opts.no_commit,
+        shard=opts.shard(),
+        only=opts.only,
+        baseline=opts.baseline,
+        affected=affected,
+    )
+
+
+def job_for(
+    opts: Options,
+    repo: gitrepo.RepoPaths,
+    cfg: config_mod.Config,
+    target: Target,
+    changes: list[gitrepo.Change] | tuple[gitrepo.Change, ...],
+    *,
+    affected: bool = False,
+    no_run: bool = False,
+) -> Job:
+    """What the run layer is asked to do: the command line over the config, checked (a bad value is a
+    usage error), as one frozen value. The run layer never sees `Options`."""
+    from benchop_hook.run.job import Job
+
+    return Job(repo, cfg, target, tuple(changes), run_settings(opts, cfg, affected=affected, no_run=no_run))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from benchop_hook.commands.common import quick, restrict, static
+from benchop_hook.commands.common import quick
 from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK, BenchOpError
 
@@ -15,10 +15,14 @@ def main(opts: Options) -> int:
         if not opts.quiet:
             print(f"bench-op: nothing to fix: no Op file changed in {target.label}.")
         return EXIT_OK
-    from benchop_hook.report.render import render_check, static_json, unified_diff, write_json
+    from benchop_hook.fixing.results import not_written
+    from benchop_hook.fixing.static import restrict, static_pass
+    from benchop_hook.report.as_json import static_json
+    from benchop_hook.report.out import write_json
+    from benchop_hook.report.text import render_check, unified_diff
     from benchop_hook.run.tree_guard import write_file
 
-    result = restrict(static(repo, cfg, target, changes, only=opts.shard() or None)[0], opts.shard())
+    result = restrict(static_pass(repo, cfg, target, changes, only=opts.shard() or None)[0], opts.shard())
     if opts.diff:
         for fr in result.rewritten:
             sys.stdout.write(unified_diff(fr.path, fr.before, fr.after))
@@ -31,9 +35,7 @@ def main(opts: Options) -> int:
                 print(f"Rewriting {fr.path}")
             except BenchOpError as exc:
                 failed.append(exc.message)
-                for f in fr.findings:
-                    if f.fixed:
-                        f.fixed, f.why_not = False, exc.message
+                result = not_written(result, fr.path, exc.message)
         print(render_check(result, wrote=True))
         for msg in failed:
             print(f"bench-op: {msg}", file=sys.stderr)

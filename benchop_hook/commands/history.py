@@ -7,6 +7,7 @@ and the change of its time (else its first number) against the next older commit
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 
 from benchop_hook.commands.options import Options
@@ -114,11 +115,13 @@ def main(opts: Options) -> int:
             "`git fetch origin refs/notes/bench-op:refs/notes/bench-op`)."
         )
         return EXIT_OK
+    to = sys.stderr if opts.plot == "-" else sys.stdout  # `--plot -`: the PNG alone on standard output
     for line in render(by_node):
-        print(line)
+        print(line, file=to)
     if opts.plot:
         from benchop_hook.records.plot import draw
 
         draw(by_node, opts.plot, title=what or "bench-op history")
-        print(f"bench-op: wrote the plot to {opts.plot}")
+        if opts.plot != "-":
+            print(f"bench-op: wrote the plot to {opts.plot}")
     return EXIT_OK

@@ -16,7 +16,7 @@ import os
 import sys
 
 from benchop_hook import config as config_mod
-from benchop_hook.commands.common import early_pytest, needs_work
+from benchop_hook.commands.common import early_pytest, job_for, needs_work, run_settings, tell_finished_runs
 from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
 from benchop_hook.git import repo as gitrepo
@@ -32,6 +32,10 @@ def main(opts: Options) -> int:
     for w in cfg.warnings:
         print(w, file=sys.stderr)
     opts = dataclasses.replace(opts, all_files=False, quiet=True)
+    run_settings(opts, cfg)  # a wrong hook argument is an error on every commit, not only on an Op change
+    if opts.detached:
+        return _detached(opts, repo, cfg, *opts.detached)
+    tell_finished_runs(repo)
     if opts.stage == "pre-commit":
         return _pre_commit(opts, repo, cfg)
     stage = _detect_stage(repo.git_dir) if opts.stage in (None, "follow-up") else opts.stage
@@ -77,26 +81,71 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
         only = frozenset(benches)
     else:
         return EXIT_OK
-    # What pre-commit passed chose the mode; it is no shard. The commit is the user's to make.
-    opts = dataclasses.replace(opts, no_commit=True, files=(), only=only)
+    # What pre-commit passed chose the mode; it is no shard. The commit is the user's to make. The
+    # benchmarks run here only when no follow-up stage will run them after the commit (pre-commit-run).
+    later = _runs_after_commit(repo.root, cfg)
+    opts = dataclasses.replace(opts, no_commit=True, files=(), only=only, no_run=opts.no_run or later)
     with early_pytest(repo.root, opts, cfg) as warm:
+        from benchop_hook.fixing.static import static_pass
         from benchop_hook.git.lock import repo_lock
         from benchop_hook.paths import Paths
-        from benchop_hook.report.render import summary_line
+        from benchop_hook.report.run import summary_line
         from benchop_hook.run.execute import echo, execute
         from benchop_hook.run.tree_guard import tree_guard
 
+        job = job_for(opts, repo, cfg, target, changes)
         with repo_lock(repo.git_dir), tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
-            run = execute(opts, repo, cfg, target, changes, guard, warm=warm)
+            static = static_pass(repo, cfg, target, changes, only=job.settings.only)
+            run = execute(job, static, guard, warm=warm)
     echo(summary_line(run))
     if run.written:
         n = len(run.written)
         print(
             f"bench-op: rewrote {n} benchmark file{'s' if n != 1 else ''} for the new Op interface "
-            f"({', '.join(sorted(run.written))}): review them (git diff), git add them, and commit again."
+            f"({', '.join(sorted(run.written))}): review them (git diff), git add them, and commit again"
+            + ("; the follow-up stage runs them after the commit." if later else ".")
         )
         return EXIT_BLOCKED
     return run.exit_code
+
+
+LONG_RUN = 60.0  # seconds of a foreground follow-up stage after which the background setting is worth a hint
+
+
+def _background(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target, changes: list) -> int:
+    """`background = true`: the static pass here, the run in a detached process; git commit returns now."""
+    from benchop_hook.fixing.static import static_pass
+    from benchop_hook.followup.background import start
+    from benchop_hook.report.text import render_check
+
+    result, _ = static_pass(repo, cfg, target, changes, bench_from="target", rewrite=False)
+    print(render_check(result), flush=True)
+    if not result.files:
+        return EXIT_OK  # no benchmark builds a changed class: nothing to run
+    assert target.from_rev is not None and target.to_rev is not None
+    print(start(repo, target.from_rev, target.to_rev), flush=True)
+    return EXIT_OK
+
+
+def _detached(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, base: str, commit: str) -> int:
+    """The background run itself (`hook follow-up --detached BASE COMMIT`), started by `_background`."""
+    from benchop_hook.followup.background import run_detached
+
+    changes = gitrepo.range_changes(repo.root, base, commit)
+    target = Target("range", base[:12], commit[:12], base, commit)
+    after = cfg.run_after_commit
+    job = job_for(opts, repo, cfg, target, changes, affected=after == "affected", no_run=after == "never")
+    return run_detached(job)
+
+
+def _runs_after_commit(root: str, cfg: config_mod.Config) -> bool:
+    """Whether the pre-commit stage leaves the run to the follow-up stage: `pre-commit-run = false`, or
+    "auto" with a follow-up hook installed (the run then happens once, after the commit)."""
+    if cfg.pre_commit_run != "auto":
+        return cfg.pre_commit_run == "false"
+    from benchop_hook.commands.install import follow_up_installed
+
+    return follow_up_installed(root) and cfg.run_after_commit != "never"
 
 
 def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, stage: str) -> int:
@@ -136,17 +185,46 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
         return EXIT_OK
     head = gitrepo.git(root, "rev-parse", "HEAD").stdout.decode().strip()
     target = Target("range", frm[:12], "HEAD", frm, head, to_is_head=True)
-    with early_pytest(root, opts, cfg) as warm:
+    if cfg.background:
+        return _background(repo, cfg, target, changes)
+    return _run_follow_up(opts, repo, cfg, target, changes, merge=merge, flow_done=flow.done, hint=hint)
+
+
+def _run_follow_up(
+    opts: Options,
+    repo: gitrepo.RepoPaths,
+    cfg: config_mod.Config,
+    target: Target,
+    changes: list[gitrepo.Change],
+    *,
+    merge: bool,
+    flow_done: frozenset[str],
+    hint: str,
+) -> int:
+    """The follow-up stage in the foreground: run, repair, commit, report."""
+    import time
+
+    started = time.monotonic()
+    with early_pytest(repo.root, opts, cfg) as warm:
         from benchop_hook.followup.assemble import run_and_maybe_commit
         from benchop_hook.git.lock import repo_lock
-        from benchop_hook.report.render import run_json, summary_line, write_json
+        from benchop_hook.report.as_json import run_json
+        from benchop_hook.report.out import write_json
+        from benchop_hook.report.run import summary_line
         from benchop_hook.run.execute import echo
 
         with repo_lock(repo.git_dir):
-            run = run_and_maybe_commit(
-                opts, repo, cfg, target, changes, merge_done=merge, flow_done=flow.done, warm=warm
+            after = cfg.run_after_commit
+            job = job_for(
+                opts, repo, cfg, target, changes, affected=after == "affected", no_run=after == "never"
             )
+            run = run_and_maybe_commit(job, merge_done=merge, flow_done=flow_done, warm=warm)
     echo(summary_line(run))
+    if run.run_seconds is not None and time.monotonic() - started > LONG_RUN:
+        print(
+            f"bench-op: that took {time.monotonic() - started:.0f} s; with `background = true` in "
+            "[tool.bench-op], git commit returns at once and the run goes on behind it (`bench-op status`)."
+        )
     if run.status == "blocked":
         print(
             "bench-op: no follow-up commit for the blocked files; your commit stays as it is. "

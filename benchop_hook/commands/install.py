@@ -117,3 +117,23 @@ def uninstall(opts: Options) -> int:
                 done.append(name)
     print(f"bench-op: removed {', '.join(done)}." if done else "bench-op: no bench-op hook was installed.")
     return EXIT_OK
+
+
+def follow_up_installed(root: str) -> bool:
+    """Whether a follow-up stage runs after commits here: a hook `bench-op install` wrote, or one pre-commit
+    installed for a config that lists bench-op-follow-up."""
+    folder = hooks_dir(root)
+    config = _text(os.path.join(root, ".pre-commit-config.yaml"))
+    for name in HOOKS:
+        text = _text(os.path.join(folder, name))
+        if MARKER in text or ("pre-commit" in text and "bench-op-follow-up" in config):
+            return True
+    return False
+
+
+def _text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read(65536)
+    except OSError:
+        return ""

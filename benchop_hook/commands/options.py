@@ -50,6 +50,7 @@ class Options:
     # hook
     stage: Stage | None = None
     rewrite_command: str | None = None  # post-rewrite's argument: rebase or amend
+    detached: tuple[str, str] | None = None  # (base, commit): this process is a background run
 
     @classmethod
     def defaults(cls) -> dict[str, object]:
@@ -60,6 +61,7 @@ class Options:
     def from_namespace(cls, ns: argparse.Namespace) -> Options:
         given = {f.name: vars(ns)[f.name] for f in dataclasses.fields(cls)}
         given["files"] = tuple(given["files"] or ())
+        given["detached"] = tuple(given["detached"]) if given["detached"] else None
         return cls(**given)
 
     def shard(self) -> frozenset[str]:

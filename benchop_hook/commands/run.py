@@ -6,7 +6,7 @@ The run's steps are `execute.py`'s; the commit's assembly is `followup.py`'s.
 
 from __future__ import annotations
 
-from benchop_hook.commands.common import early_pytest, quick
+from benchop_hook.commands.common import early_pytest, job_for, quick
 from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_OK
 
@@ -17,7 +17,7 @@ def main(opts: Options) -> int:
         if not opts.quiet:
             print(f"bench-op: nothing to do: no Op file changed in {target.label}.")
         if opts.json:
-            from benchop_hook.report.render import write_json
+            from benchop_hook.report.out import write_json
 
             write_json(
                 opts.json,
@@ -27,11 +27,15 @@ def main(opts: Options) -> int:
     with early_pytest(repo.root, opts, cfg) as warm:
         from benchop_hook.followup.assemble import run_and_maybe_commit
         from benchop_hook.git.lock import repo_lock
-        from benchop_hook.report.render import run_json, summary_line, write_json
+        from benchop_hook.report.as_json import run_json
+        from benchop_hook.report.out import write_json
+        from benchop_hook.report.run import summary_line
         from benchop_hook.run.execute import echo
 
         with repo_lock(repo.git_dir):
-            run = run_and_maybe_commit(opts, repo, cfg, target, changes, warm=warm)
+            # `bench-op run` is the follow-up stage by hand: every function that builds a changed Op runs
+            job = job_for(opts, repo, cfg, target, changes, affected=cfg.run_after_commit == "affected")
+            run = run_and_maybe_commit(job, warm=warm)
     echo(summary_line(run))
     if opts.json:
         write_json(opts.json, run_json(run, target))

@@ -7,13 +7,14 @@ reaches (a constructor, a method, `__call__` falling through to `forward`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from benchop_hook.analysis.callsites import CallSite
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import Edit
 from benchop_hook.analysis.evidence import TestEvidence
+from benchop_hook.analysis.examples import Learned, from_old_calls
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Signature, free_names
@@ -76,18 +77,31 @@ def value_source(
     sig: Signature,
     old_sig: Signature,
     edits: tuple[Edit, ...],
+    learned: Learned | None = None,
+    from_template: Mapping[str, Value] | None = None,
 ) -> Callable[[str], Value]:
-    """Where a value for a new required parameter comes from at this call: a variable of that name in
-    scope, or the one constant every updated test passes (and that the benchmark can name)."""
+    """Where a value for a new required parameter comes from at this call, in this order: a variable of
+    that name in scope; the template the commit's own edits agree on (`from_template`); the one constant
+    every updated test passes, when the benchmark can name it and it is not the tests' own old value."""
 
     def value_for(param: str) -> Value:
         if param in site.scope_names:
             return Value(param, f"a variable named '{param}' is in scope at the call")
+        if from_template and param in from_template:
+            return from_template[param]
         if ev is None or ref is None:
             return Value(None, "no variable of that name at the call")
         v = ev.value_for(ref, param, sig, old_sig, edits)
         if v.source is None:
             return Value(None, f"no variable of that name at the call, and {v.reason}")
+        where = from_old_calls(v.source, learned.pairs) if learned is not None else None
+        if where is not None:
+            why = learned.why_not if learned is not None and learned.why_not else "no template"
+            return Value(
+                None,
+                f"the tests pass {param}={v.source}, but that is their own old call's value ({where}), not a "
+                f"constant to copy; and their edits give no template ({why})",
+            )
         missing = free_names(v.source) - site.scope_names
         if missing:
             return Value(

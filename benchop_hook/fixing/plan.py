@@ -36,7 +36,9 @@ class Status(str, Enum):
 
 @dataclass(frozen=True)
 class ArgOp:
-    op: str  # "drop", "rename", "to_kw", "add_kw"
+    # "drop", "rename", "to_kw", "add_kw"; "set": the argument becomes name=value, in its place; "after":
+    # name=value is added right after the argument (after its "set")
+    op: str
     index: int | None = None  # position in the call's argument list
     name: str | None = None
     value: str | None = None
@@ -69,6 +71,11 @@ def shape(args: Sequence[Arg]) -> CallShape:
         any(a.kind == "star" for a in args),
         any(a.kind == "dstar" for a in args),
     )
+
+
+def targets_of(args: Sequence[Arg], sig: Signature) -> list[str] | None:
+    """The parameter each argument reaches, in order; None when the arguments don't bind `sig`."""
+    return _targets(args, sig)
 
 
 def _targets(args: Sequence[Arg], sig: Signature) -> list[str] | None:
@@ -181,6 +188,16 @@ def is_choice(src: str, old_param: object | None = None) -> bool:
         node = ast.parse(src, mode="eval").body
     except SyntaxError:
         return False
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ):
+        # A number for a parameter that had a default picks a behaviour other than the default
+        # (`termination_id=-1`); for one without, it is data (a size).
+        return default is not None
     if isinstance(node, ast.Constant):
         return isinstance(node.value, (bool, str))
     if isinstance(node, ast.Name):
@@ -227,6 +244,7 @@ def plan(
     in_scope: frozenset[str] | None = None,
     own_name: Callable[[str], bool] | None = None,
     drops_choice: Callable[[str, str], bool] | None = None,
+    varies: Callable[[str], bool] | None = None,
 ) -> Plan | NoPlan:
     """The edit that makes `args` bind `new` as they bound `old`. `pins`: (param, value, note) to add.
 
@@ -268,11 +286,16 @@ def plan(
             contested[contested_slot[p_old] or ""] = a.source
         elif (
             p_new is None
-            and is_choice(a.source, old.get(p_old))
+            and (is_choice(a.source, old.get(p_old)) or (varies is not None and varies(a.source)))
             and (drops_choice is None or not drops_choice(p_old, a.source))
         ):
+            what = (
+                "a choice"
+                if is_choice(a.source, old.get(p_old))
+                else "a choice (its value varies across the benchmark's cases, and only this call reads it)"
+            )
             return NoPlan(
-                f"passes {p_old}={a.source}, a choice the new signature has no '{p_old}' for, "
+                f"passes {p_old}={a.source}, {what} the new signature has no '{p_old}' for, "
                 "and the updated tests don't drop it the same way: carry that choice over by hand",
                 choice=(i, p_old, a.source),
             )
@@ -336,6 +359,7 @@ def plan(
             and old_param.name not in old_t
             and is_constant_source(old_param.default)
             and (in_scope is None or free_names(old_param.default) <= in_scope)
+            and (in_scope is None or p.name not in in_scope)  # a variable of that name comes first
         ):
             ops.append(ArgOp("add_kw", None, p.name, old_param.default))
             notes.append(
@@ -556,6 +580,29 @@ def _preview(args: Sequence[Arg]) -> str:
         )
         + ")"
     )
+
+
+def applied(args: Sequence[Arg], ops: Sequence[ArgOp]) -> list[Arg]:
+    """The argument list after `ops`, in the order the rewrite writes it: each argument in its place (or
+    gone), then the added keywords before any **splat."""
+    by_index = {op.index: op for op in ops if op.index is not None and op.op != "after"}
+    out: list[Arg] = []
+    for i, a in enumerate(args):
+        op = by_index.get(i)
+        if op is None:
+            out.append(a)
+        elif op.op in ("rename", "to_kw"):
+            out.append(Arg("kw", op.name, a.source))
+        elif op.op == "set":
+            out.append(Arg("kw", op.name, op.value or ""))
+        out.extend(Arg("kw", o.name, o.value or "") for o in ops if o.op == "after" and o.index == i)
+    at = next((k for k, a in enumerate(out) if a.kind == "dstar"), len(out))
+    adds = [Arg("kw", op.name, op.value or "") for op in ops if op.op == "add_kw"]
+    return out[:at] + adds + out[at:]
+
+
+def preview_of(args: Sequence[Arg], ops: Sequence[ArgOp]) -> str:
+    return _preview(applied(args, ops))
 
 
 # -- the edits a rewrite applies (libcst applies them: `rewrite.py`; these are plain data)

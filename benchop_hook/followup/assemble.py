@@ -10,33 +10,26 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
-from benchop_hook.commands.options import Options
-from benchop_hook.config import Config
 from benchop_hook.errors import EXIT_BLOCKED, BenchOpError
-from benchop_hook.fixing.static_pass import FileResult
+from benchop_hook.fixing.results import FileResult
 from benchop_hook.git import repo as gitrepo
 from benchop_hook.git.commit import follow_up_commit, merge3, patch_applies, pre_commit_stash, touches
-from benchop_hook.git.repo import Change, RepoPaths
+from benchop_hook.git.repo import RepoPaths
 from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
 from benchop_hook.records.versus_parent import after_run, before_commit
-from benchop_hook.report.render import commit_message, run_json, write_json
-from benchop_hook.run.execute import LeftAlone, echo, execute
-from benchop_hook.run.outcome import Component, RunOutcome
+from benchop_hook.report.as_json import run_json
+from benchop_hook.report.message import commit_message
+from benchop_hook.report.out import write_json
+from benchop_hook.run.execute import LeftAlone, Static, echo, execute
+from benchop_hook.run.job import Job
+from benchop_hook.run.outcome import Component, FileOutcome, RunOutcome, components
 from benchop_hook.run.runner import Warm
 from benchop_hook.run.tree_guard import TreeGuard, read_bytes, save_patch, tree_guard
 
 
 def run_and_maybe_commit(
-    opts: Options,
-    repo: RepoPaths,
-    cfg: Config,
-    target: Target,
-    changes: list[Change],
-    *,
-    merge_done: bool = False,
-    flow_done: frozenset[str] = frozenset(),
-    warm: Warm | None = None,
+    job: Job, *, merge_done: bool = False, flow_done: frozenset[str] = frozenset(), warm: Warm | None = None
 ) -> RunOutcome:
     """The follow-up commit whenever the range ends at HEAD, unless --no-commit; else the working tree only.
 
@@ -45,28 +38,25 @@ def run_and_maybe_commit(
     Either way the numbers are compared with the parent's (--baseline) inside the tree guard, and
     recorded in git notes on the commit they measured. `warm`: the benchmark interpreter, started early.
     """
-    if target.mode == "range" and target.to_is_head and not opts.no_commit:
-        run = _with_commit(
-            opts, repo, cfg, target, changes, merge_done=merge_done, flow_done=flow_done, warm=warm
-        )
+    if job.target.mode == "range" and job.target.to_is_head and not job.settings.no_commit:
+        run = _with_commit(job, merge_done=merge_done, flow_done=flow_done, warm=warm)
     else:
-        with tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
-            run = execute(opts, repo, cfg, target, changes, guard, warm=warm)
-            run = before_commit(opts, repo, cfg, target, run)
-    return after_run(opts, repo, cfg, run)
+        with tree_guard(job.repo.root, job.repo.git_dir, Paths(job.cfg).bench) as guard:
+            run = execute(job, _static(job, "worktree"), guard, warm=warm)
+            run = before_commit(job, run)
+    return after_run(job, run)
 
 
-def _with_commit(
-    opts: Options,
-    repo: RepoPaths,
-    cfg: Config,
-    target: Target,
-    changes: list[Change],
-    *,
-    merge_done: bool,
-    flow_done: frozenset[str],
-    warm: Warm | None,
-) -> RunOutcome:
+def _static(job: Job, bench_from: str) -> Static:
+    from benchop_hook.fixing.static import static_pass
+
+    return static_pass(
+        job.repo, job.cfg, job.target, job.changes, bench_from=bench_from, only=job.settings.only
+    )
+
+
+def _with_commit(job: Job, *, merge_done: bool, flow_done: frozenset[str], warm: Warm | None) -> RunOutcome:
+    repo, target = job.repo, job.target
     root = repo.root
     assert target.to_rev is not None
     merge_done = merge_done or bool(os.environ.get("PRE_COMMIT_IS_SQUASH_MERGE"))
@@ -78,42 +68,34 @@ def _with_commit(
         )
     stash = pre_commit_stash()
     user = UserEdits(root, repo.git_dir, target.to_rev)
-    is_bench = Paths(cfg).bench
+    is_bench = Paths(job.cfg).bench
     with tree_guard(root, repo.git_dir, is_bench) as guard:
-        run = execute(
-            opts,
-            repo,
-            cfg,
-            target,
-            changes,
-            guard,
-            bench_from="target",
-            prepare=user.prepare,
-            finalize=False,
-            warm=warm,
-        )
+        run = execute(job, _static(job, "target"), guard, prepare=user.prepare, finalize=False, warm=warm)
         if not run.components and not run.excluded:
             return run  # nothing was written: nothing to commit
-        run = before_commit(opts, repo, cfg, target, run)  # the commit's table gains "vs parent"
-        files = assemble(run, guard, user, stash)
+        run = before_commit(job, run)  # the commit's table gains "vs parent"
+        run, files = assemble(run, guard, user, stash)
         if files:
-            report = _save_report(repo, run, target)
-            message = commit_message(run, files, full_report=report)
-            res = follow_up_commit(root, repo.git_dir, target.to_rev, files, message, is_bench)
+            report = _report_path(repo, target)
+            message = commit_message(run, files, full_report=os.path.relpath(report, root))
+            try:
+                res = follow_up_commit(root, repo.git_dir, target.to_rev, files, message, is_bench)
+            except BenchOpError:
+                write_json(report, run_json(run, target))
+                raise
             guard.keep_all()  # the working tree matches the commit now: nothing to undo
             run = replace(run, commit=res.sha)
+            write_json(report, run_json(run, target))  # with the commit it made
             echo(f"bench-op: committed {res.sha[:12]} {message.splitlines()[0]}")
             for w in res.warnings:
                 echo(f"bench-op: {w}")
     return _blocked_late(run)
 
 
-def _save_report(repo: RepoPaths, run: RunOutcome, target: Target) -> str:
-    """The whole report, for a commit message cut short: .git/bench-op/reports/<commit>.json."""
+def _report_path(repo: RepoPaths, target: Target) -> str:
+    """Where the whole report goes, for a commit message cut short: .git/bench-op/reports/<commit>.json."""
     name = f"{(target.to_rev or 'HEAD')[:12]}.json"
-    path = os.path.join(repo.git_dir, "bench-op", "reports", name)
-    write_json(path, run_json(run, target))
-    return os.path.relpath(path, repo.root)
+    return os.path.join(repo.git_dir, "bench-op", "reports", name)
 
 
 @dataclass
@@ -166,28 +148,34 @@ class UserEdits:
         )
 
 
-def assemble(run: RunOutcome, guard: TreeGuard, user: UserEdits, stash: bytes | None) -> dict[str, bytes]:
+def assemble(
+    run: RunOutcome, guard: TreeGuard, user: UserEdits, stash: bytes | None
+) -> tuple[RunOutcome, dict[str, bytes]]:
     """What the follow-up commit holds: the files of every component that passed, as committed content
     (the user's edits taken back out). A component whose files can't be separated from the user's edits is
-    blocked late and put back."""
+    blocked late and put back: the run comes back with those outcomes blocked."""
     files: dict[str, bytes] = {}
+    late: dict[int, FileOutcome] = {}
     for comp in run.components:
         if comp.bad:
             continue
         contents = _committed_contents(comp, guard, user, stash)
         if isinstance(contents, _Overlap):
             for o in comp.members:
-                o.status, o.late, o.patch = "blocked", True, contents.patch
-                o.reason = (
+                why = (
                     contents.why
                     if o.path == contents.path
                     else f"{contents.path}, which it shares, was left alone: {contents.why}"
                 )
+                late[id(o)] = replace(o, status="blocked", late=True, patch=contents.patch, reason=why)
             for p in comp.paths:
                 guard.restore(p)
             continue
         files.update(contents)
-    return files
+    if not late:
+        return run, files
+    outcomes = tuple(late.get(id(o), o) for o in run.outcomes)
+    return replace(run, outcomes=outcomes, components=components(list(outcomes))), files
 
 
 @dataclass(frozen=True)
@@ -250,3 +238,37 @@ def _blocked_late(run: RunOutcome) -> RunOutcome:
             reason="; ".join(f"{fr.path}: {why}" for fr, why in run.excluded),
         )
     return run
+
+
+def commit_in_place(job: Job, run: RunOutcome) -> RunOutcome:
+    """A run made elsewhere (a worktree at `job.target.to_rev`) landed in the user's repository: its files
+    written into the working tree with the user's unstaged edits kept (or left alone, with a patch, where
+    they overlap), and committed as the follow-up commit on HEAD, which must still be that commit."""
+    repo, target = job.repo, job.target
+    assert target.to_rev is not None
+    user = UserEdits(repo.root, repo.git_dir, target.to_rev)
+    is_bench = Paths(job.cfg).bench
+    files: dict[str, bytes] = {}
+    left: list[tuple[FileResult, str]] = []
+    with tree_guard(repo.root, repo.git_dir, is_bench) as guard:
+        for path, fixed in sorted(run.written.items()):
+            before = gitrepo.git(repo.root, "show", f"{target.to_rev}:{path}", check=False).stdout
+            fr = FileResult(path, before=before, after=fixed)
+            prepared = user.prepare(fr)
+            if isinstance(prepared, LeftAlone):
+                left.append((fr, prepared.reason))
+                echo(f"bench-op: {path}: left alone: {prepared.reason}")
+                continue
+            guard.write(path, prepared)
+            files[path] = fixed
+        if files:
+            report = _report_path(repo, target)
+            message = commit_message(run, files, full_report=os.path.relpath(report, repo.root))
+            res = follow_up_commit(repo.root, repo.git_dir, target.to_rev, files, message, is_bench)
+            guard.keep_all()
+            run = replace(run, commit=res.sha)
+            write_json(report, run_json(run, target))
+            echo(f"bench-op: committed {res.sha[:12]} {message.splitlines()[0]}")
+    if left:
+        run = replace(run, excluded=run.excluded + tuple(left))
+    return _blocked_late(after_run(job, run))

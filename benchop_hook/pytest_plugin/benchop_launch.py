@@ -63,7 +63,8 @@ def main() -> int:
     os.environ.clear()
     os.environ.update(order["env"])
     sys.argv = [sys.argv[0], *order["argv"]]
-    return int(pytest.console_main())
+    # pytest's supported entry point (console_main is deprecated and goes with the next major version)
+    return int(pytest.main(order["argv"]))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ matplotlib is an optional extra (`pip install 'bench-op[plot]'`); without it, on
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from benchop_hook.errors import EXIT_USAGE, BenchOpError
@@ -57,7 +58,7 @@ def draw(by_node: dict[str, list[Point]], path: str, *, title: str) -> None:
     ax.legend(fontsize="small")
     fig.tight_layout()
     try:
-        fig.savefig(path, format="png")
+        fig.savefig(sys.stdout.buffer if path == "-" else path, format="png")  # `-`: standard output
     except OSError as exc:
         raise BenchOpError(
             f"cannot write the plot to {path} ({exc.strerror}): choose another path.", EXIT_USAGE

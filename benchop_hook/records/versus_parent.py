@@ -18,33 +18,20 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from benchop_hook.commands.options import Options
 from benchop_hook.config import Config
-from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK, UsageError
+from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
 from benchop_hook.git import repo as gitrepo
 from benchop_hook.git.repo import RepoPaths
 from benchop_hook.git.target import Target
 from benchop_hook.records import notes
 from benchop_hook.records.baseline import Comparison, Key, compare, terminal_lines
+from benchop_hook.run.job import Job
 from benchop_hook.run.outcome import FileOutcome, RunOutcome
 from benchop_hook.run.runner import Interpreter
 
 
 def _echo(line: str) -> None:
     print(line, flush=True)
-
-
-def wanted(opts: Options, cfg: Config) -> bool:
-    return opts.baseline or cfg.baseline
-
-
-def repeats(opts: Options, cfg: Config) -> int:
-    n = opts.repeats
-    if n is None:
-        return cfg.baseline_repeats
-    if n < 1:
-        raise UsageError("--repeats must be at least 1.")
-    return int(n)
 
 
 def _passed(run: RunOutcome) -> list[FileOutcome]:
@@ -77,26 +64,25 @@ def _gpu_env(outcomes: list[FileOutcome], interp: Interpreter) -> tuple[dict[str
     return {}, ()
 
 
-def before_commit(opts: Options, repo: RepoPaths, cfg: Config, target: Target, run: RunOutcome) -> RunOutcome:
+def before_commit(job: Job, run: RunOutcome) -> RunOutcome:
     """The run with its `comparison` (and the old / new / change table printed) when a baseline is wanted."""
-    if not wanted(opts, cfg) or opts.no_run:
+    if not job.baseline or job.settings.no_run:
         return run
     passed = _passed(run)
     if not passed:
         return run
-    n_repeats = repeats(opts, cfg)
-    parent = parent_of(target, repo.root)
+    n_repeats = job.settings.repeats
+    parent = parent_of(job.target, job.repo.root)
     if parent is None:
         _echo("bench-op: no baseline: there is no parent commit to compare with.")
         return run
-    comparison = _comparison(opts, repo, cfg, parent, passed, n_repeats)
+    comparison = _comparison(job, parent, passed, n_repeats)
     return run if comparison is None else replace(run, comparison=comparison)
 
 
-def _comparison(
-    opts: Options, repo: RepoPaths, cfg: Config, parent: str, passed: list[FileOutcome], n_repeats: int
-) -> Comparison | None:
+def _comparison(job: Job, parent: str, passed: list[FileOutcome], n_repeats: int) -> Comparison | None:
     """From the parent's note when it covers every case on this device model, else by running there."""
+    repo, cfg = job.repo, job.cfg
     from benchop_hook.records.parent_run import (
         describe_interpreter,
         device_model,
@@ -121,14 +107,14 @@ def _comparison(
             parent, "notes", device, cfg.regression_threshold, 1, deltas
         )
     else:
-        comparison = _run_both(opts, repo, cfg, parent, passed, new, device, n_repeats)
+        comparison = _run_both(job, parent, passed, new, device, n_repeats)
     if comparison is None:
         return None
     for line in terminal_lines(comparison):
         _echo(line)
     if comparison.source == "run":
         # The parent's numbers are a clean measurement of that commit: keep them for the next time.
-        torch, python = describe_interpreter(_interp(opts, cfg, repo.root))
+        torch, python = describe_interpreter(_interp(job))
         _record(
             repo.root,
             parent,
@@ -140,16 +126,14 @@ def _comparison(
     return comparison
 
 
-def _interp(opts: Options, cfg: Config, root: str) -> Interpreter:
+def _interp(job: Job) -> Interpreter:
     from benchop_hook.run.runner import resolve_python
 
-    return resolve_python(root, opts.python, cfg.python)
+    return resolve_python(job.repo.root, job.settings.python, job.cfg.python)
 
 
 def _run_both(
-    opts: Options,
-    repo: RepoPaths,
-    cfg: Config,
+    job: Job,
     parent: str,
     passed: list[FileOutcome],
     new: dict[Key, list[tuple[float, str]]],
@@ -161,8 +145,9 @@ def _run_both(
     from benchop_hook.records.parent_run import targets_at, temporary_worktree
     from benchop_hook.run.runner import probe
 
-    timeout = float(opts.timeout or cfg.timeout)  # validated by the run before
-    interp = probe(_interp(opts, cfg, repo.root))
+    repo, cfg = job.repo, job.cfg
+    timeout = job.settings.timeout
+    interp = probe(_interp(job))
     targets = [t for o in passed for t in (o.targets or [o.path])]
     at_parent = targets_at(repo.root, parent, targets)
     threshold = cfg.regression_threshold
@@ -319,13 +304,12 @@ def _other_benchmark(root: str, cfg: Config, path: str) -> bool:
     return names is not None and any(n.startswith(("test", "Test")) for n in names)
 
 
-def after_run(
-    opts: Options, repo: RepoPaths, cfg: Config, run: RunOutcome, echo: Callable[[str], None] = _echo
-) -> RunOutcome:
+def after_run(job: Job, run: RunOutcome, echo: Callable[[str], None] = _echo) -> RunOutcome:
     """Record the numbers on the commit measured, and `fail-on-regression`."""
+    cfg = job.cfg
     passed = _passed(run)
-    if passed and not opts.no_run:
-        _record_run(opts, repo, cfg, run, passed, echo)
+    if passed and not job.settings.no_run:
+        _record_run(job, run, passed, echo)
     regressed = run.comparison is not None and bool(run.comparison.regressions)
     if regressed and cfg.fail_on_regression and run.exit_code == EXIT_OK:
         echo(
@@ -336,15 +320,9 @@ def after_run(
     return run
 
 
-def _record_run(
-    opts: Options,
-    repo: RepoPaths,
-    cfg: Config,
-    run: RunOutcome,
-    passed: list[FileOutcome],
-    echo: Callable[[str], None],
-) -> None:
+def _record_run(job: Job, run: RunOutcome, passed: list[FileOutcome], echo: Callable[[str], None]) -> None:
     """The numbers in git notes on the commit they measured: the follow-up commit, else a clean HEAD."""
+    repo, cfg = job.repo, job.cfg
     commit = run.commit
     ran = {o.path for o in run.outcomes}
     dirty = [
@@ -370,8 +348,8 @@ def _record_run(
         values[(nodeid, name)] = (d.new, d.unit) if d is not None and d.new is not None else samples[0]
     runtime = next((o.runtime for o in passed if o.runtime), None)
     if runtime is not None:  # the session said what it ran with: no interpreter to start for it
-        torch, python = runtime[0] or None, f"{_interp(opts, cfg, repo.root).path} (Python {runtime[1]})"
+        torch, python = runtime[0] or None, f"{_interp(job).path} (Python {runtime[1]})"
     else:
-        torch, python = describe_interpreter(_interp(opts, cfg, repo.root))
+        torch, python = describe_interpreter(_interp(job))
     n = _record(repo.root, commit, device_model(passed[0].device), torch, python, values)
     echo(f"bench-op: recorded {n} numbers for {commit[:12]} in git notes ({notes.REF}).")

@@ -105,7 +105,7 @@ class CommentsWouldMove(Exception):
 
 
 def edit_args(args: Sequence[cst.Arg], ops: Sequence[ArgOp]) -> list[cst.Arg]:
-    by_index = {op.index: op for op in ops if op.index is not None}
+    by_index = {op.index: op for op in ops if op.index is not None and op.op != "after"}
     # An op's index counts as the call site does (ast): positionals and *splats first, then keywords
     # and **splats; in the source a *splat may follow a keyword (`f(k=1, *a)`).
     order = [j for j, a in enumerate(args) if a.keyword is None and a.star != "**"] + [
@@ -125,6 +125,19 @@ def edit_args(args: Sequence[cst.Arg], ops: Sequence[ArgOp]) -> list[cst.Arg]:
             items.append((a.with_changes(keyword=cst.Name(op.name or "")), j))
         elif op.op == "to_kw":
             items.append((a.with_changes(keyword=cst.Name(op.name or ""), equal=_NO_SPACE), j))
+        elif op.op == "set":  # a new keyword in the place of the argument it replaces
+            kept = a.equal if a.keyword is not None else _NO_SPACE
+            items.append(
+                (
+                    a.with_changes(
+                        keyword=cst.Name(op.name or ""), value=_parse_value(op.value or "None"), equal=kept
+                    ),
+                    j,
+                )
+            )
+        for extra in (o for o in ops if o.op == "after" and o.index == i):
+            value = _parse_value(extra.value or "None")
+            items.append((cst.Arg(value=value, keyword=cst.Name(extra.name or ""), equal=_NO_SPACE), None))
     adds = [op for op in ops if op.op == "add_kw"]
     # New keywords go after the existing ones but before any **splat.
     insert_at = next((j for j, (a, _) in enumerate(items) if a.star == "**"), len(items))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -15,12 +15,17 @@ class Number:
     name: str  # latency, tflops, bandwidth (or the property's own name)
     value: float
     unit: str
+    # The digits the benchmark wrote: a value it rounded to zero ('0.00' TFLOPS) is shown with the
+    # precision it was written with, not as a bare 0 that reads like a measurement of nothing.
+    text: str | None = field(default=None, compare=False)
 
     def as_json(self) -> dict[str, object]:
         return {"case": self.case, "name": self.name, "value": self.value, "unit": self.unit}
 
     def render(self) -> str:
         v = self.value
+        if v == 0 and self.text:
+            return f"{self.text} {self.unit}".strip()  # what a benchmark that rounds wrote: '0.00', not '0'
         text = f"{v:.4g}" if abs(v) < 1e5 else f"{v:.3e}"
         return f"{text} {self.unit}".strip()
 
@@ -98,8 +103,14 @@ def from_properties(case: str, props: Iterable[tuple[str, str]]) -> list[Number]
             value = float(raw)
         except (TypeError, ValueError):
             continue
-        out.append(Number(case, name, value, k[1]))
+        out.append(Number(case, name, value, k[1], _digits(str(raw))))
     return out
+
+
+def _digits(raw: str) -> str | None:
+    """The written digits of a plain decimal ('0.00', '1.07'), kept for display; None for anything else."""
+    raw = raw.strip()
+    return raw if re.fullmatch(r"[-+]?\d+\.\d+", raw) else None
 
 
 def from_text(case: str, text: str) -> list[Number]:
@@ -116,13 +127,14 @@ def from_text(case: str, text: str) -> list[Number]:
                 if unit
                 else {"latency": "ms", "tflops": "TFLOPS", "bandwidth": ""}[kind]
             )
-            out.append(Number(case, kind, float(m.group("value")), unit))
+            out.append(Number(case, kind, float(m.group("value")), unit, _digits(m.group("value"))))
             taken.append(m.span())
         for m in _UNIT_RE.finditer(line):
             if any(a <= m.start() < b or a < m.end() <= b for a, b in taken):
                 continue
             unit = _UNIT_ALIASES.get(m.group("unit").lower(), m.group("unit"))
-            out.append(Number(case, _KIND_OF_UNIT.get(unit, "value"), float(m.group("value")), unit))
+            kind = _KIND_OF_UNIT.get(unit, "value")
+            out.append(Number(case, kind, float(m.group("value")), unit, _digits(m.group("value"))))
     return out
 
 
@@ -148,7 +160,7 @@ def for_case(case: str, props: Iterable[tuple[str, str]], stdout: str) -> list[N
     return nums if nums else from_text(case, stdout)
 
 
-def table(numbers: list[Number]) -> list[str]:
+def table(numbers: Sequence[Number]) -> list[str]:
     """Rows: case, latency, TFLOPS, bandwidth (first of each kind per case)."""
     cases: dict[str, dict[str, Number]] = {}
     for n in numbers:

@@ -1,7 +1,8 @@
 """What a run produced, as closed values: one `FileOutcome` per benchmark file, the `Component`s of files
 that stand or fall together, and the `RunOutcome` the report and the follow-up commit read.
 
-Statuses are `Literal`s; every field is declared here (FileOutcome has slots: nothing can be added later).
+Statuses are `Literal`s; every value is frozen: a later step (settling, the follow-up commit) makes a new
+one with `dataclasses.replace` rather than editing what the run produced.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from benchop_hook.fixing.static_pass import FileResult, StaticResult
+from benchop_hook.fixing.results import FileResult, StaticResult
 from benchop_hook.records.baseline import Comparison
 from benchop_hook.run.measurements import Number
 
@@ -19,32 +20,27 @@ from benchop_hook.run.measurements import Number
 OutcomeStatus = Literal["passed", "failed", "not-run", "blocked"]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True)
 class FileOutcome:
-    """One file's way through the run. Mutable while the loop and the settling step work on it, closed
-    (slots): every field is declared here."""
+    """One file's way through the run."""
 
     path: str
     status: OutcomeStatus = "failed"
     runs: int = 0
-    numbers: list[Number] = field(default_factory=list)
-    fixes: list[str] = field(default_factory=list)
+    numbers: tuple[Number, ...] = ()
+    fixes: tuple[str, ...] = ()
     reason: str | None = None
     patch: str | None = None
     seconds: float = 0.0
     device: str | None = None
-    runtime: tuple[str, str] | None = (
-        None  # (torch version or "", Python version) the numbers were measured with
-    )
-    gpus: set[str] = field(default_factory=set)
-    targets: list[str] = field(default_factory=list)
+    runtime: tuple[str, str] | None = None  # (torch version or "", Python version) of the numbers
+    gpus: frozenset[str] = frozenset()
+    targets: tuple[str, ...] = ()
     content: bytes | None = None  # the file as bench-op leaves it (None: unchanged)
-    notes: list[str] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
     cases: int = 0
-    written: set[str] = field(
-        default_factory=set
-    )  # other files the repairs wrote (a helper the traceback pointed at)
-    uses: set[str] = field(default_factory=set)  # helpers bench-op changed that this file imports
+    written: frozenset[str] = frozenset()  # other files the repairs wrote (a helper the traceback named)
+    uses: frozenset[str] = frozenset()  # helpers bench-op changed that this file imports
     helper: bool = False  # a module without tests, checked through the benchmark files that import it
     late: bool = False  # blocked after the run, when the follow-up commit was assembled
 
@@ -58,14 +54,14 @@ class FileOutcome:
             "status": self.status,
             "iterations": self.runs,
             "numbers": [n.as_json() for n in self.numbers],
-            "fixes": self.fixes,
+            "fixes": list(self.fixes),
             "reason": self.reason,
             "patch": self.patch,
             "seconds": round(self.seconds, 3),
             "device": self.device,
             "gpus": sorted(self.gpus),
-            "targets": self.targets,
-            "notes": self.notes,
+            "targets": list(self.targets),
+            "notes": list(self.notes),
         }
 
 

@@ -10,11 +10,10 @@ import ast
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from benchop_hook.fixing.context import StaticContext
-from benchop_hook.fixing.static_pass import FileResult
-from benchop_hook.report.render import fix_lines
+from benchop_hook.fixing.results import FileResult
 from benchop_hook.run.dictfix import runtime_fix
 from benchop_hook.run.notrun import Environment
 from benchop_hook.run.outcome import FileOutcome, OutcomeStatus
@@ -24,7 +23,7 @@ from benchop_hook.run.triage import verdict
 
 def node_targets(fr: FileResult) -> list[str]:
     """Only the test functions that build a changed Op, when that is all of it; else the whole file."""
-    funcs = {f.site.qualfunction for f in fr.findings}
+    funcs = {f.site.qualfunction for f in fr.findings} | set(fr.reaches)
     if not funcs or None in funcs:
         return [fr.path]
     try:
@@ -75,9 +74,8 @@ class FileRepair:
     def __init__(self, fr: FileResult, ctx: LoopContext, *, static_fixed: bool) -> None:
         self.fr = fr
         self.ctx = ctx
-        self.out = FileOutcome(fr.path)
-        self.out.fixes = fix_lines(fr)
-        self.out.targets = node_targets(fr)
+        # Each step of the loop makes a new outcome from the last one.
+        self.out = FileOutcome(fr.path, fixes=tuple(fr.fix_lines()), targets=tuple(node_targets(fr)))
         self.probe = not static_fixed  # interface errors only a run can find: one case per function first
         self.repairs = 0
         self.done = False
@@ -86,15 +84,18 @@ class FileRepair:
 
     @property
     def targets(self) -> list[str]:
-        return self.out.targets
+        return list(self.out.targets)
 
     def feed(self, res: RunResult) -> None:
         """The state machine: RUN -> DONE | FIX -> RUN | BLOCKED."""
         ctx, out = self.ctx, self.out
-        out.runs += 1
-        out.device = res.device or out.device
-        out.runtime = res.runtime or out.runtime
-        out.gpus |= {t.gpu for t in res.tests if t.gpu}
+        self.out = out = replace(
+            out,
+            runs=out.runs + 1,
+            device=res.device or out.device,
+            runtime=res.runtime or out.runtime,
+            gpus=out.gpus | {t.gpu for t in res.tests if t.gpu},
+        )
         v = verdict(res, ctx.root, ctx.is_bench, ctx.env)
         if v.kind == "interface" and v.failure is not None:
             if self.repairs >= ctx.max_iterations:
@@ -110,23 +111,23 @@ class FileRepair:
                 return
             self.repairs += 1
             ctx.write(fix.path, fix.content)
-            if fix.path != out.path:
-                out.written.add(fix.path)
-            out.fixes.append(fix.description)
+            written = out.written | {fix.path} if fix.path != out.path else out.written
+            self.out = replace(out, written=written, fixes=(*out.fixes, fix.description))
             ctx.echo(f"bench-op: repaired from the traceback: {fix.description}")
             return
-        if v.kind == "passed" and self.probe and res.selected < res.collected:
-            self.probe = False  # the interface holds: now every case, once, for the numbers
+        # The interface holds (or the first cases skip themselves): now every case, once, for the numbers.
+        if v.kind in ("passed", "self-skipped") and self.probe and res.selected < res.collected:
+            self.probe = False
             return
-        out.cases = sum(1 for t in res.tests if t.outcome == "passed")
+        self.out = out = replace(out, cases=sum(1 for t in res.tests if t.outcome == "passed"))
         if v.kind == "passed":
-            out.numbers = v.numbers
-            if v.skipped_no_gpu:
-                out.notes.append(f"{v.skipped_no_gpu} case(s) skipped: no CUDA device visible")
+            skipped = f"{v.skipped_no_gpu} case(s) skipped: no CUDA device visible"
+            notes = (*out.notes, skipped) if v.skipped_no_gpu else out.notes
+            self.out = replace(out, numbers=tuple(v.numbers), notes=notes)
             self._finish("passed", None)
         elif v.kind == "no-gpu":
             self._finish("not-run", "no CUDA device is visible")
-        elif v.kind == "not-run":
+        elif v.kind in ("not-run", "self-skipped"):
             self._finish("not-run", v.reason)
         elif v.kind == "no-numbers":
             self._finish("failed", v.reason)
@@ -134,8 +135,7 @@ class FileRepair:
             self._finish("blocked", v.reason)
 
     def _finish(self, status: OutcomeStatus, reason: str | None) -> None:
-        self.out.status, self.out.reason = status, reason
-        self.out.seconds = time.monotonic() - self.start
+        self.out = replace(self.out, status=status, reason=reason, seconds=time.monotonic() - self.start)
         self.done = True
 
 

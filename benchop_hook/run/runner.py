@@ -160,6 +160,7 @@ class TestRecord:
     failure: Failure | None = None
     skip_reason: str | None = None
     gpu: str | None = None
+    when: str | None = None  # the phase that decided a failure or skip: "setup" for a skip marker
 
 
 @dataclass
@@ -295,7 +296,9 @@ class _Output:
                 return
         if self.shown < _ECHO_LINES and _show(line, self.section):
             if any(p in line for p in _PROGRESS) and "::" in line:
-                line = f"{line}  ({time.monotonic() - self.start:.1f}s)"
+                # a clock since the session started (interpreter, imports, collection included), not the
+                # case's own duration: pytest's "N passed in X s" counts only the cases
+                line = f"{line}  (at {time.monotonic() - self.start:.1f} s)"
             self.echo(line)
             self.shown += 1
             if self.shown == _ECHO_LINES:
@@ -588,6 +591,7 @@ def _read_plugin(path: str, res: RunResult) -> bool:
             _failure(t.get("exception")),
             t.get("skip_reason"),
             t.get("gpu"),
+            t.get("when"),
         )
         if rec.outcome == "failed" and rec.failure is None:
             rec.failure = Failure("Error", (t.get("longrepr") or "")[-1000:])

@@ -39,7 +39,16 @@ _NO_GPU = re.compile(
 _CONFTEST = re.compile(r"while loading conftest '([^']+)'")
 
 VerdictKind = Literal[
-    "passed", "no-numbers", "no-gpu", "not-run", "interface", "failed", "timeout", "crash", "no-tests"
+    "passed",
+    "no-numbers",
+    "no-gpu",
+    "not-run",
+    "self-skipped",
+    "interface",
+    "failed",
+    "timeout",
+    "crash",
+    "no-tests",
 ]
 
 
@@ -167,6 +176,11 @@ def verdict(
     if not passed:
         if skipped_gpu:
             return Verdict("no-gpu", "no CUDA device is visible", skipped_no_gpu=skipped_gpu)
+        if res.tests and all(t.outcome == "skipped" and t.when == "setup" for t in res.tests):
+            # Skipped before any case ran (a skip marker, or a fixture that skips): the benchmark's own
+            # decision, made at the parent as at this commit. It did not break; it just did not run here.
+            why = (res.tests[0].skip_reason or "").strip() or "no reason given"
+            return Verdict("self-skipped", f"every case is skipped by the benchmark itself ({why})")
         if res.tests:
             return Verdict(
                 "no-tests",

@@ -1,0 +1,188 @@
+"""The static pass over a diff (staged changes, or a range of commits):
+detect the changes -> find the benchmark files that name them -> judge each -> rewrite each.
+
+`range_pass(config, sources, target)` returns the `StaticResult` and the `StaticContext` the repair loop
+works from. Each file is judged on its own, so with enough of them a forked child takes some.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterable, Mapping, Sequence
+
+from benchop_hook.analysis.changes import OpChange
+from benchop_hook.analysis.edits import EditKind
+from benchop_hook.analysis.modules import ClassRef, ParseCache
+from benchop_hook.analysis.project import Project
+from benchop_hook.config import Config
+from benchop_hook.fixing.apply import apply
+from benchop_hook.fixing.context import StaticContext
+from benchop_hook.fixing.detect import Projects, Sources, detect_changes, evidence_for
+from benchop_hook.fixing.judge import judge_file
+from benchop_hook.fixing.judging import Judging
+from benchop_hook.fixing.results import FileResult, StaticResult
+from benchop_hook.git.repo import Snapshot, WorkTree
+from benchop_hook.git.target import Target
+from benchop_hook.paths import Paths
+
+JUDGE_FORK_WEIGHT = 200_000  # bytes of the benchmark files judged (each costs its imports' parses too)
+_SYMLINK = "a symlink; bench-op never writes through one, so fix the file it points to by hand"
+
+
+def projects(cfg: Config, paths: Paths, src: Sources) -> Projects:
+    """The two versions of the repository, parsed lazily through one cache."""
+    cache = ParseCache()
+    new_p = Project(src.new, cache, paths.op, cfg.op_bases, paths.interface)
+    old_p = Project(src.old, cache, paths.op, cfg.op_bases, paths.interface) if src.old is not None else None
+    return Projects(new_p, old_p)
+
+
+def range_pass(
+    cfg: Config, src: Sources, target: Target, *, rewrite: bool
+) -> tuple[StaticResult, StaticContext]:
+    """The changes of the diff, and every benchmark file they concern, judged and (unless `rewrite` is
+    False, as for `check`) rewritten."""
+    paths = Paths(cfg)
+    pr = projects(cfg, paths, src)
+    cs = detect_changes(src, paths, pr)
+    ev = cs.evidence if cs.evidence is not None else evidence_for(src, paths, pr.new, pr.old)
+    ctx = StaticContext(paths, pr.new, pr.old, src.bench, ev, cs.changes)
+    result = StaticResult(target, cs.changes, skipped=cs.skipped, op_files_changed=cs.op_files_changed)
+    if not cs.changes or pr.old is None:
+        return result, ctx
+    names = class_names(cs.changes)
+    skipped = symlinks_naming(src.bench, paths, names, cs.skipped)
+    j = Judging.of(
+        pr.new,
+        pr.old,
+        ev,
+        cs.changes,
+        pin_defaults=cfg.pin_defaults,
+        commit_old_p=pr.old,
+        successors=successors(cs.changes),
+    )
+    files_ = candidates(src.bench, paths, names)
+    mine = {p: authored_lines(_before(src, p), src.bench.read(p)) for p in files_}
+    files = judge_files(src.bench, files_, j, rewrite=rewrite, line_length=cfg.line_length, authored=mine)
+    skipped += tuple((fr.path, fr.error) for fr in files if fr.error)
+    return StaticResult(target, cs.changes, tuple(files), skipped, cs.op_files_changed), ctx
+
+
+def _before(src: Sources, path: str) -> bytes | None:
+    """A benchmark file as it was at the start of the range (through a rename); None when it is new."""
+    if src.old is None:
+        return None
+    old_path = next((c.old_path for c in src.changes if c.new_path == path and c.old_path), path)
+    return src.old.read(old_path)
+
+
+def authored_lines(before: bytes | None, after: bytes | None) -> frozenset[int]:
+    """The lines of `after` (1-based) that the range wrote or changed: every line of a new file, else the
+    lines a line diff against `before` inserts or replaces. A call on them was written for the new
+    signature."""
+    if after is None:
+        return frozenset()
+    new = after.splitlines()
+    if before is None:
+        return frozenset(range(1, len(new) + 1))
+    if before == after:
+        return frozenset()
+    out: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, before.splitlines(), new, autojunk=False)
+    for tag, _, _, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            out.update(range(j1 + 1, j2 + 1))
+    return frozenset(out)
+
+
+def successors(changes: Iterable[OpChange]) -> frozenset[ClassRef]:
+    return frozenset(c.new for c in changes if c.new is not None and c.old is not None)
+
+
+def class_names(changes: Iterable[OpChange]) -> set[bytes]:
+    return {ref.name.encode() for c in changes for ref in (c.old, c.new) if ref is not None}
+
+
+def symlinks_naming(
+    bench: Snapshot, paths: Paths, names: set[bytes] | None, skipped: tuple[tuple[str, str], ...]
+) -> tuple[tuple[str, str], ...]:
+    """`skipped`, with the symlinks under benchmark-paths that name a changed class (any, for None) added:
+    bench-op never writes through one, and says so when it matters."""
+    if not isinstance(bench, WorkTree):
+        return skipped  # only a working tree has symlinks bench-op could be asked to write through
+    out = list(skipped)
+    for p in bench.links:
+        if not paths.bench(p):
+            continue
+        try:
+            with open(os.path.join(bench.root, p), "rb") as f:
+                data = f.read(2_000_000)
+        except OSError:
+            data = b""
+        if (names is None or any(n in data for n in names)) and (p, _SYMLINK) not in out:
+            out.append((p, _SYMLINK))
+    return tuple(out)
+
+
+def candidates(bench: Snapshot, paths: Paths, names: set[bytes]) -> list[str]:
+    """The benchmark files whose text names a changed class."""
+    out = []
+    for p in bench.paths():
+        if not paths.bench(p):
+            continue
+        data = bench.read(p)
+        if data is not None and any(n in data for n in names):
+            out.append(p)
+    return sorted(out)
+
+
+def judge_files(
+    bench: Snapshot,
+    paths: list[str],
+    j: Judging,
+    *,
+    rewrite: bool,
+    line_length: int,
+    authored: Mapping[str, frozenset[int]] | None = None,
+) -> list[FileResult]:
+    """Each file judged (on its own: with enough of them, a forked child takes some, and they come back
+    in this order), then rewritten here. When a file is likely to be rewritten and a child shares the
+    work, libcst is imported here first, while the child judges."""
+    from benchop_hook.fixing import forked
+
+    bench.prefetch(paths)
+    blobs = [bench.read(p) for p in paths]
+    weights = [len(b or b"") for b in blobs]
+    likely = [b is not None and likely_rewritten(b, j.changes) for b in blobs]
+    shared = sum(weights) >= JUDGE_FORK_WEIGHT and forked.can_fork()
+    done = forked.map_split(
+        lambda k: judge_file(paths[k], blobs[k], j, (authored or {}).get(paths[k], frozenset())),
+        range(len(paths)),
+        weights,
+        min_weight=JUDGE_FORK_WEIGHT,
+        first=likely,
+        meanwhile=_import_rewriter if rewrite and shared and any(likely) else None,
+    )
+    return [apply(v, rewrite=rewrite, line_length=line_length) for v in done if v is not None]
+
+
+def _import_rewriter() -> None:
+    import benchop_hook.rewrite.edit  # noqa: F401 - libcst, ahead of the rewrites
+
+
+def likely_rewritten(data: bytes, changes: Sequence[OpChange]) -> bool:
+    """A guess, for the order of work only: the file names a class gone from its old name or module (an
+    import to rewrite), or names a changed class and passes by keyword a parameter it lost or renamed. Such
+    files are queued first, and libcst is imported while the child judges."""
+    for c in changes:
+        if c.old is None:
+            continue
+        if (c.new is None or c.new.name != c.old.name) and c.old.name.encode() in data:
+            return True
+        if c.new is not None and c.new.module != c.old.module and c.old.module.encode() in data:
+            return True
+        lost = [e.name for e in c.edits if e.kind in (EditKind.REMOVED, EditKind.RENAMED)]
+        if lost and c.old.name.encode() in data and any(f"{p}=".encode() in data for p in lost):
+            return True
+    return False

@@ -1,0 +1,78 @@
+"""A benchmark's imports of renamed, moved and removed classes: the import edits and name renames its
+rewrite needs, and what the report says of each."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+
+from benchop_hook.analysis.modules import ClassRef, ModuleInfo, resolve_relative, walk_list
+from benchop_hook.fixing.judging import Judging
+from benchop_hook.fixing.plan import ImportEdit
+from benchop_hook.fixing.results import ImportNote
+
+
+def import_fixes(
+    mi: ModuleInfo, j: Judging, routes: Mapping[ClassRef, ClassRef] | None = None, local: bool = True
+) -> tuple[list[ImportEdit], dict[str, str], list[ImportNote]]:
+    """Imports of a renamed or moved Op -> import edits and name renames; a removed Op -> a note.
+    `local`: also the imports inside functions (False when the text shows there are none)."""
+    edits: list[ImportEdit] = []
+    renames: dict[str, str] = {}
+    notes: list[ImportNote] = []
+    seen: set[tuple[str, str, str]] = set()
+    for name_here, target in all_imports(mi, local):
+        if target[0] != "attr" or (name_here, *target[1:]) in seen:
+            continue
+        _, module, name = target
+        seen.add((name_here, module, name))
+        if j.new_p.resolve_name(module, name) is not None:
+            continue
+        old_ref = j.old_p.resolve_name(module, name)
+        if not isinstance(old_ref, ClassRef):
+            continue
+        ch = j.by_old.get(old_ref)
+        if ch is None or ch.new is None:
+            if ch is not None:
+                text = (
+                    f"imports {name} from {module}, which was removed with no successor: remove or "
+                    "replace it by hand"
+                )
+                notes.append(ImportNote(name, text))
+            continue
+        succ = (routes or {}).get(old_ref, ch.new)
+        via_same = j.new_p.resolve_name(module, succ.name)
+        new_module = module if via_same == succ else succ.module
+        edits.append(ImportEdit(module, name, new_module, succ.name))
+        if name_here == name and succ.name != name:
+            renames[name] = succ.name
+        notes.append(
+            ImportNote(name, f"import of {name} from {module} -> {succ.name} from {new_module}", succ.name)
+        )
+    return edits, renames, notes
+
+
+def imports_in_functions(data: bytes) -> bool:
+    """Whether the source may import inside a function: some line other than a top-level `import` or
+    `from` statement's first one says `import` (a function's body is indented, or follows `def ...:` on
+    its line; a string that says it costs only the walk)."""
+    return any(
+        b"import" in line and not line.startswith((b"import ", b"from ")) for line in data.splitlines()
+    )
+
+
+def all_imports(mi: ModuleInfo, local: bool = True) -> list[tuple[str, tuple[str, ...]]]:
+    """Module-level imports, then `from m import X` inside functions (a benchmark may import its Op locally)
+    unless `local` is False."""
+    out: list[tuple[str, tuple[str, ...]]] = list(mi.imports.items())
+    if not local:
+        return out
+    for node in mi.nodes():
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for sub in walk_list(node):
+                if isinstance(sub, ast.ImportFrom):
+                    base = resolve_relative(mi.module, mi.is_package, sub.level, sub.module)
+                    out.extend(
+                        (a.asname or a.name, ("attr", base, a.name)) for a in sub.names if a.name != "*"
+                    )
+    return out

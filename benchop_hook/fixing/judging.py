@@ -1,0 +1,124 @@
+"""The rules judging shares with routing a choice: what a pass fixes for every call (`Judging`), which
+changed defaults a call relies on (`pins_for`), and what the updated tests settle (`test_checks`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from benchop_hook.analysis.callsites import CallSite
+from benchop_hook.analysis.changes import OpChange
+from benchop_hook.analysis.edits import Edit
+from benchop_hook.analysis.evidence import TestEvidence
+from benchop_hook.analysis.modules import ClassRef
+from benchop_hook.analysis.project import Project
+from benchop_hook.analysis.signatures import Signature, free_names, is_constant_source
+
+
+@dataclass(frozen=True)
+class Judging:
+    """What judging a benchmark file needs, fixed for the whole pass."""
+
+    new_p: Project
+    old_p: Project  # the version the benchmark calls were written against
+    evidence: TestEvidence
+    changes: tuple[OpChange, ...]
+    pin_defaults: bool = True
+    # The range's old version: a choice is routed to a sibling class only when the commit built it (None in
+    # --all-files mode, where no commit is at hand).
+    commit_old_p: Project | None = None
+    # Successors of every change known to the pass (a sibling class for a choice is no other's successor).
+    successors: frozenset[ClassRef] = frozenset()
+    by_new: Mapping[ClassRef, OpChange] = field(default_factory=dict, compare=False)
+    by_old: Mapping[ClassRef, OpChange] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def of(
+        cls,
+        new_p: Project,
+        old_p: Project,
+        evidence: TestEvidence,
+        changes: Sequence[OpChange],
+        *,
+        pin_defaults: bool,
+        commit_old_p: Project | None,
+        successors: frozenset[ClassRef],
+    ) -> Judging:
+        by_new = {c.new: c for c in changes if c.new is not None}
+        by_old = {c.old: c for c in changes if c.old is not None}
+        return cls(
+            new_p, old_p, evidence, tuple(changes), pin_defaults, commit_old_p, successors, by_new, by_old
+        )
+
+
+@dataclass(frozen=True)
+class DefaultPins:
+    """What `pins_for` decided for one call."""
+
+    info: tuple[str, ...] = ()  # notes: a changed default not pinned, and why
+    hand: bool = False  # a default to pin that bench-op can't write
+    hand_note: str = ""
+    what: str = ""  # the last changed default the call relies on, as a sentence
+    pins: tuple[tuple[str, str, str], ...] = ()  # (param, old value, note)
+
+
+def pins_for(
+    site: CallSite, ref: ClassRef | None, changed: list[Edit], new_sig: Signature, j: Judging
+) -> DefaultPins:
+    """Defaults the call relies on that changed: pin the old value, note why not, or ask for a hand edit."""
+    info: list[str] = []
+    pins: list[tuple[str, str, str]] = []
+    hand, hand_note, what = False, "", ""
+    for e in changed:
+        what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
+        if not j.pin_defaults:
+            info.append(f"{what}; not pinned (pin-defaults = false)")
+        elif not is_constant_source(e.old_default or ""):
+            info.append(f"{what}; not pinned: the old default is not a constant")
+        elif free_names(e.old_default or "") - site.scope_names:
+            missing = ", ".join(sorted(free_names(e.old_default or "") - site.scope_names))
+            hand_note = (
+                f"not pinned: {missing} is not imported in the benchmark; "
+                f"pin {e.name}={e.old_default} by hand"
+            )
+            hand = True
+        else:
+            adopted = (
+                j.evidence.adopts_new_default(ref, e.name, e.old_default or "", e.new_default, new_sig)
+                if ref
+                else None
+            )
+            if adopted:
+                info.append(f"{what}; not pinned: the updated tests use the new default ({adopted})")
+            else:
+                pins.append(
+                    (
+                        e.name,
+                        e.old_default or "",
+                        f"{e.name}={e.old_default} pinned: the default changed to {e.new_default}, and "
+                        f"the benchmark measured {e.old_default}",
+                    )
+                )
+    return DefaultPins(tuple(info), hand, hand_note, what, tuple(pins))
+
+
+def test_checks(
+    ev: TestEvidence,
+    old_ref: ClassRef | None,
+    new_ref: ClassRef | None,
+    old_sig: Signature,
+    new_sig: Signature,
+    edits: Sequence[Edit],
+) -> tuple[Callable[[str], bool] | None, Callable[[str, str], bool] | None]:
+    """What the updated tests settle for `plan`: a contested slot (`own`) and a dropped choice (`drops`)."""
+    if old_ref is None or new_ref is None:
+        return None, None
+    o, n = old_ref, new_ref
+
+    def own(param: str) -> bool:
+        return ev.passes_own_name(n, param, new_sig, old_sig, edits)
+
+    def drops(param: str, value: str) -> bool:
+        return ev.drops_same_way(o, n, param, value, old_sig, new_sig)
+
+    return own, drops

@@ -1,0 +1,225 @@
+"""What the static pass hands on: frozen values, one stage's output the next stage's input.
+
+`judge_file` returns a `FileVerdict` (the findings of one benchmark file and the import edits it needs);
+`apply` turns a verdict into a `FileResult` (the file as rewritten, and each finding as it then stands);
+the drivers gather those into a `StaticResult`. A later stage never edits an earlier stage's value: it
+makes a new one (`dataclasses.replace`), as LibCST's codemods return a new result instead of mutating.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from benchop_hook.analysis.callsites import CallSite
+from benchop_hook.analysis.changes import OpChange
+from benchop_hook.analysis.modules import ClassRef
+from benchop_hook.fixing.plan import ImportEdit, Plan, Status
+from benchop_hook.git.target import Target
+
+
+def shown_call(site: CallSite, method: str | None, limit: int = 72) -> str:
+    """A call as reports show it: its name (and the method called) and arguments, cut at `limit`."""
+    args = ", ".join(
+        a.source
+        if a.kind == "pos"
+        else f"{a.keyword}={a.source}"
+        if a.kind == "kw"
+        else ("*" if a.kind == "star" else "**") + a.source
+        for a in site.args
+    )
+    shown = method and method != "__call__" and not site.func_source.endswith(method)
+    text = f"{site.func_source}{f'.{method}' if shown else ''}({args})"
+    return text if len(text) <= limit else text[: limit - 4] + "...)"
+
+
+@dataclass(frozen=True)
+class Example:
+    """The commit's own edit a fix repeats: the first pair of an old call and its new call, and how many
+    pairs agree."""
+
+    path: str
+    line: int
+    old: str
+    new: str
+    agreeing: int
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "kind": "example",
+            "path": self.path,
+            "line": self.line,
+            "old": self.old,
+            "new": self.new,
+            "agreeing": self.agreeing,
+        }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One benchmark call that a change concerns, judged."""
+
+    site: CallSite
+    op: str
+    status: Status
+    problem: str
+    plan: Plan | None = None
+    why_not: str | None = None  # why there is no fix
+    info: tuple[str, ...] = ()  # notes that need no action (e.g. default not pinned)
+    method: str | None = None
+    fixed: bool = False  # the rewrite was applied
+    hand: bool = False  # a default to pin that bench-op could not write: the user should
+    rest_to_run: bool = (
+        False  # its explicit arguments are rewritten; what its splat binds only a run can judge
+    )
+    route: ClassRef | None = None  # the class the call is rewritten to, when not its Op's successor
+    renamed_func: str | None = None  # the called name once the file's imports follow a renamed Op
+    example: Example | None = None  # the commit's own edit the fix repeats
+
+    @property
+    def func_after(self) -> str:
+        """The called name as the rewritten file spells it."""
+        return self.renamed_func or self.site.func_source
+
+    @property
+    def needs_action(self) -> bool:
+        return (self.status not in (Status.OK, Status.DEFAULT) or self.hand) and not self.fixed
+
+    @property
+    def runtime_candidate(self) -> bool:
+        """Only a run can judge it (splatted arguments)."""
+        return self.status is Status.UNKNOWN or self.rest_to_run
+
+    def as_json(self) -> dict[str, object]:
+        method = "." + self.method if self.method and self.method != "__call__" else ""
+        return {
+            "path": self.site.path,
+            "line": self.site.lineno,
+            "call": self.site.func_source + method,
+            "op": self.op,
+            "method": self.method,
+            "via": self.site.via,
+            "function": self.site.qualfunction,
+            "status": self.status.name.lower(),
+            "problem": self.problem,
+            "fix": self.plan.preview if self.plan else None,
+            "notes": list(self.plan.notes) if self.plan else [],
+            "why_not": self.why_not,
+            "info": list(self.info),
+            "fixed": self.fixed,
+            "call_after": self.func_after + method,
+            "route": self.route.qualname if self.route else None,
+            "rest_to_run": self.rest_to_run,
+            "evidence": self.example.as_json() if self.example else None,
+        }
+
+
+@dataclass(frozen=True)
+class Note:
+    """A call or import only a run can judge: information, not a failure."""
+
+    path: str
+    line: int
+    call: str
+    reason: str
+
+    def as_json(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line, "call": self.call, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class ImportNote:
+    """What a benchmark's import of a renamed, moved or removed class needs, as the report says it."""
+
+    name: str  # the imported name
+    text: str
+    successor: str | None = None  # the class the import now names, when it follows one
+
+
+@dataclass(frozen=True)
+class FileVerdict:
+    """The judge's word on one benchmark file: its findings, and the import edits its rewrite needs."""
+
+    path: str
+    before: bytes
+    findings: tuple[Finding, ...] = ()
+    imports: tuple[ImportEdit, ...] = ()
+    renames: Mapping[str, str] = field(default_factory=dict)  # imported name -> the successor's name
+    import_notes: tuple[ImportNote, ...] = ()
+    error: str | None = None  # the file could not be parsed
+    # The functions (pytest node ids' qualified names; None: not in a function) with a call that builds a
+    # changed class, whether or not the call needs anything: they run after the change.
+    reaches: tuple[str | None, ...] = ()
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """One benchmark file after the rewrite step: as it was, as it is to be, and its findings then."""
+
+    path: str
+    findings: tuple[Finding, ...] = ()
+    before: bytes | None = None
+    after: bytes | None = None
+    error: str | None = None
+    import_notes: tuple[ImportNote, ...] = ()
+    would_change: bool = False  # check mode: a rewrite is planned (libcst not run)
+    reaches: tuple[str | None, ...] = ()  # the functions that build a changed class (FileVerdict.reaches)
+
+    @property
+    def changed(self) -> bool:
+        return self.after is not None and self.after != self.before
+
+    def fix_lines(self) -> list[str]:
+        """The rewrites the static pass made in the file, one line each (the report's and the commit
+        body's)."""
+        out = []
+        for f in self.findings:
+            if f.fixed and f.plan is not None and f.plan.ops:
+                func = f.func_after + (f".{f.method}" if f.method and f.method != "__call__" else "")
+                out.append(
+                    f"{f.site.path}:{f.site.lineno}: {shown_call(f.site, f.method)} -> {func}{f.plan.preview}"
+                )
+        return out
+
+    def hand_edit(self) -> Finding:
+        """The first call in the file that needs a hand edit (what blocks it before any run)."""
+        return next(f for f in self.findings if f.needs_action and not f.runtime_candidate)
+
+
+@dataclass(frozen=True)
+class StaticResult:
+    target: Target
+    changes: tuple[OpChange, ...] = ()
+    files: tuple[FileResult, ...] = ()
+    skipped: tuple[tuple[str, str], ...] = ()  # (path, why it was not read)
+    op_files_changed: bool = False
+    # all-files mode: what was checked against the current signatures, and what only a run can judge
+    checked_calls: int = 0
+    checked_classes: frozenset[str] = frozenset()
+    unknown: tuple[Note, ...] = ()
+    unresolved: tuple[Note, ...] = ()
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for fr in self.files for f in fr.findings]
+
+    @property
+    def broken(self) -> list[Finding]:
+        return [f for f in self.findings if f.needs_action]
+
+    @property
+    def rewritten(self) -> list[FileResult]:
+        return [fr for fr in self.files if fr.changed or fr.would_change]
+
+
+def not_written(result: StaticResult, path: str, why: str) -> StaticResult:
+    """`result` with the rewrite of `path` undone in its findings: the file could not be written."""
+
+    def unfixed(fr: FileResult) -> FileResult:
+        if fr.path != path:
+            return fr
+        return replace(
+            fr, findings=tuple(replace(f, fixed=False, why_not=why) if f.fixed else f for f in fr.findings)
+        )
+
+    return replace(result, files=tuple(unfixed(fr) for fr in result.files))

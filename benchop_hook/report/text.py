@@ -1,0 +1,128 @@
+"""The static pass as the terminal shows it: the Op changes, each finding and its fix, one summary line."""
+
+from __future__ import annotations
+
+import difflib
+
+from benchop_hook.fixing.results import Finding, StaticResult, shown_call
+from benchop_hook.report.words import grouped, plural
+
+
+def change_lines(result: StaticResult) -> list[str]:
+    out: list[str] = []
+    for c, kids in grouped(result):
+        where = f"  ({c.path})" if c.path else ""
+        out.append(f"  {c.headline()}{where}")
+        if c.edits:
+            out.append("      " + "; ".join(e.explain() for e in c.edits))
+        for m in c.methods:
+            out.append(
+                f"      .{m.name}{m.old_sig.render() if m.old_sig else '(?)'} -> "
+                f".{m.name}{m.new_sig.render() if m.new_sig else '(?)'}: "
+                + "; ".join(e.explain() for e in m.edits)
+            )
+        if kids:
+            out.append("      inherited by " + ", ".join(k.name for k in kids))
+    return out
+
+
+def call_text(f: Finding, limit: int = 72) -> str:
+    return shown_call(f.site, f.method, limit)
+
+
+def finding_line(f: Finding, *, fixed_word: str = "fix") -> list[str]:
+    head = f"{f.site.path}:{f.site.lineno}: {call_text(f)}: {f.problem}"
+    if f.site.via not in ("direct", "module", "alias"):
+        head += f" [reached through {f.site.via}]"
+    lines = [head]
+    if f.plan is not None and f.plan.ops:
+        lines.append(
+            f"    {fixed_word}: {f.func_after}{f.plan.preview}"
+            + (f"  ({'; '.join(f.plan.notes)})" if f.plan.notes else "")
+        )
+    elif f.why_not:
+        lines.append(f"    {f.why_not}")
+    for note in f.info:
+        if note != f.problem:
+            lines.append(f"    note: {note}")
+    return lines
+
+
+def render_check(result: StaticResult, *, wrote: bool = False) -> str:
+    lines: list[str] = []
+    if result.target.mode == "all":
+        # Against the current signatures: the changes history was read for are internal, not news.
+        lines.append(
+            f"bench-op: checked {plural(result.checked_calls, 'call')} of "
+            f"{plural(len(result.checked_classes), 'Op class')} against the current signatures."
+        )
+    elif result.changes:
+        groups = grouped(result)
+        lines.append(f"bench-op: {plural(len(groups), 'Op signature change')} in {result.target.label}:")
+        lines.extend(change_lines(result))
+    for path, why in result.skipped:
+        lines.append(f"bench-op: skipped {path} ({why}); the other files were handled.")
+    for fr in result.files:
+        for note in fr.import_notes:
+            lines.append(f"{fr.path}: {note.text}")
+        for f in fr.findings:
+            lines.extend(finding_line(f, fixed_word="fixed" if wrote and f.fixed else "fix"))
+    for n in (*result.unresolved, *result.unknown):
+        lines.append(f"{n.path}{f':{n.line}' if n.line else ''}: {n.call}: {n.reason}")
+    lines.append(summary(result, wrote=wrote))
+    return "\n".join(lines)
+
+
+def _all_files_tail(result: StaticResult) -> str:
+    parts = []
+    if result.unknown:
+        parts.append(f"{plural(len(result.unknown), 'call')} only a run can judge (unknown: the run decides)")
+    if result.unresolved:
+        parts.append(f"{plural(len(result.unresolved), 'import')} bench-op could not resolve")
+    return ("; " + ", ".join(parts)) if parts else ""
+
+
+def summary(result: StaticResult, *, wrote: bool) -> str:
+    if not result.changes and not result.findings:
+        if result.target.mode == "all":
+            if result.unknown or result.unresolved:
+                return "bench-op: no call is provably broken" + _all_files_tail(result) + "."
+            return "bench-op: every benchmark call binds the current Op signatures."
+        if not result.op_files_changed:
+            return f"bench-op: nothing to check: no Op file changed in {result.target.label}."
+        return f"bench-op: no Op constructor or method signature changed in {result.target.label}."
+    fixable = [f for f in result.findings if f.plan is not None and f.plan.ops and f.fixed]
+    open_ = result.broken
+    unknown = [f for f in open_ if f.runtime_candidate]
+    parts = []
+    if fixable:
+        verb = "rewrote" if wrote else "can rewrite"
+        rest = sum(1 for f in fixable if f.rest_to_run)
+        parts.append(
+            f"{verb} {plural(len(fixable), 'call')} in {plural(len(result.rewritten), 'benchmark file')}"
+            + (
+                f" ({rest} of them also pass *args/**kwargs: what those bind is unknown: the run decides)"
+                if rest
+                else ""
+            )
+        )
+    hard = [f for f in open_ if not f.runtime_candidate]
+    if hard:
+        parts.append(f"{plural(len(hard), 'call')} need{'s' if len(hard) == 1 else ''} a hand edit")
+    if unknown:
+        parts.append(f"{plural(len(unknown), 'call')} can only be judged by running (`bench-op run`)")
+    extra = _all_files_tail(result) if result.target.mode == "all" else ""
+    if not parts:
+        if result.target.mode == "all":
+            return "bench-op: no call is provably broken" + extra + "."
+        return "bench-op: every benchmark call still binds with the same meaning."
+    tail = ""
+    if fixable and not wrote:
+        tail = "; run `bench-op fix` to apply"
+    return "bench-op: " + ", ".join(parts) + tail + extra + "."
+
+
+def unified_diff(path: str, before: bytes | None, after: bytes | None) -> str:
+    a = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    b = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    return "".join(difflib.unified_diff(a, b, f"a/{path}", f"b/{path}"))

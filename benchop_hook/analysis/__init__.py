@@ -11,5 +11,8 @@ changes     which Op classes changed, moved, were renamed or removed -> OpChange
 interfaces  did a workload or helper constructor change (the cheap check on the no-op path)
 callsites/  which calls build or call which Op -> CallSites
 locate      a module's analyzer, resolving names in the new version (and the old, for names gone)
+examples    a call's fix learned from the commit's own edits (old and new calls read as templates)
 evidence    what the updated tests say about the new signatures
+cases       which values of a benchmark vary across its cases, and whether a dropped one still reaches
+            the measurement
 """

@@ -281,7 +281,8 @@ def load_scan(root: str, path: str, rescan: bool) -> list[dict[str, object]]:
 
 def real_sizes(root: str) -> dict[str, int]:
     from benchop_hook import config
-    from benchop_hook.analysis.modules import ClassRef, ParseCache, Project
+    from benchop_hook.analysis.modules import ClassRef, ParseCache
+    from benchop_hook.analysis.project import Project
     from benchop_hook.git import repo as gitrepo
     from benchop_hook.paths import Paths
 

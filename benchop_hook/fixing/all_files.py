@@ -15,7 +15,8 @@ from benchop_hook.analysis.callsites import CallSite, Instance, ModuleAnalyzer
 from benchop_hook.analysis.changes import OpChange, detect
 from benchop_hook.analysis.evidence import TestEvidence
 from benchop_hook.analysis.locate import analyze
-from benchop_hook.analysis.modules import ClassRef, ModuleInfo, Project
+from benchop_hook.analysis.modules import ClassRef, ModuleInfo
+from benchop_hook.analysis.project import Project
 from benchop_hook.config import Config
 from benchop_hook.fixing.commit_range import judge_files, projects, symlinks_naming
 from benchop_hook.fixing.context import StaticContext, call_signature

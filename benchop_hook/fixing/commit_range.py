@@ -13,7 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import EditKind
-from benchop_hook.analysis.modules import ClassRef, ParseCache, Project
+from benchop_hook.analysis.modules import ClassRef, ParseCache
+from benchop_hook.analysis.project import Project
 from benchop_hook.config import Config
 from benchop_hook.fixing.apply import apply
 from benchop_hook.fixing.context import StaticContext

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from benchop_hook.analysis.changes import OpChange, detect
 from benchop_hook.analysis.evidence import TestEvidence
-from benchop_hook.analysis.modules import Project
+from benchop_hook.analysis.project import Project
 from benchop_hook.git.repo import Change, Snapshot
 from benchop_hook.paths import Paths
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from benchop_hook.analysis.binding import CallShape, bind
-from benchop_hook.analysis.callsites import Arg
+from benchop_hook.analysis.callsites import Arg, ArgKind
 from benchop_hook.analysis.edits import Edit, EditKind, param_map
 from benchop_hook.analysis.signatures import (
     Signature,
@@ -263,7 +263,7 @@ def plan(
     new_pos = [p.name for p in new.positional]
     ops: list[ArgOp] = []
     notes: list[str] = []
-    final: list[tuple[str, str, str]] = []  # (kind, param, source) in order
+    final: list[tuple[ArgKind, str, str]] = []  # (kind, param, source) in order
     k = 0
     converting = False
     for i, (a, p_old) in enumerate(zip(args, old_t)):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from benchop_hook.analysis.modules import ParseCache, Project
+from benchop_hook.analysis.modules import ParseCache
+from benchop_hook.analysis.project import Project
 from benchop_hook.git import repo as gitrepo
 
 

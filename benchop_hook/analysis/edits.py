@@ -114,6 +114,27 @@ def _inserts_before_next(
     )
 
 
+def _folds(old: Param, old_named: list[Param], new_named: list[Param]) -> bool:
+    """More parameters went than came in `old`'s run between two surviving ones: (M, hidden, eps) ->
+    (normalized_shape, eps) may fold both into one, so the slot can't say that M became normalized_shape."""
+    new_names = {p.name for p in new_named}
+    old_names = {p.name for p in old_named}
+    i = [p.name for p in old_named].index(old.name)
+    lo = i
+    while lo > 0 and old_named[lo - 1].name not in new_names:
+        lo -= 1
+    hi = i
+    while hi + 1 < len(old_named) and old_named[hi + 1].name not in new_names:
+        hi += 1
+    before = old_named[lo - 1].name if lo > 0 else None
+    after = old_named[hi + 1].name if hi + 1 < len(old_named) else None
+    names = [p.name for p in new_named]
+    start = names.index(before) + 1 if before is not None else 0
+    end = names.index(after) if after is not None else len(names)
+    came = [n for n in names[start:end] if n not in old_names]
+    return hi - lo + 1 > len(came)
+
+
 class _Pairing(NamedTuple):
     """The parameters only one side has, after pairing removed ones with added ones as renames."""
 
@@ -181,7 +202,9 @@ def _pair_renames(old_named: list[Param], new_named: list[Param], hints: dict[st
             (p for p in added if _could_be_rename(r, p, old_names.index(r.name), new_names.index(p.name))),
             None,
         )
-        if a is not None and _inserts_before_next(r, a, old_named, new_names, added):
+        if a is not None and (
+            _inserts_before_next(r, a, old_named, new_names, added) or _folds(r, old_named, new_named)
+        ):
             # (numel, E, B) -> (tokens, top_k, E, B): the slot alone can't say whether numel became tokens.
             contested[r.name] = a.name
             continue

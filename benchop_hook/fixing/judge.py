@@ -167,10 +167,8 @@ AUTHORED_BROKEN = (
 )
 
 
-def judge_one(
-    site: CallSite, op: str, change: OpChange, j: Judging, cases: Cases | None = None
-) -> Finding | None:
-    """The finding for a call reached by classes that all changed as `change` did."""
+def _unreadable(site: CallSite, op: str, change: OpChange) -> Finding | None:
+    """The finding for a call whose class was removed, or whose signatures can't both be read."""
     method = site.method
     old_name = change.old.name if change.old is not None else change.name
     if change.status == "removed":
@@ -182,18 +180,28 @@ def judge_one(
             why_not="no successor to rewrite to: remove or replace this benchmark case by hand",
             method=method,
         )
-    old_sig, new_sig, edits = change_signatures(change, method, j.new_p)
     label = op if method is None else f"{op}.{'forward' if method == '__call__' else method}"
     # A moved class still importable under the name the benchmark uses (a re-export) needs nothing.
     name_gone = any(isinstance(a, Gone) for a in site.atoms)
+    if change.status in ("renamed", "moved") and not name_gone:
+        return None
+    if change.status in ("renamed", "moved") and change.new is not None:
+        return Finding(site, op, Status.GONE, f"{old_name} is now {change.new.name}", method=method)
+    return Finding(
+        site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method
+    )
+
+
+def judge_one(
+    site: CallSite, op: str, change: OpChange, j: Judging, cases: Cases | None = None
+) -> Finding | None:
+    """The finding for a call reached by classes that all changed as `change` did."""
+    method = site.method
+    old_sig, new_sig, edits = (
+        (None, None, []) if change.status == "removed" else change_signatures(change, method, j.new_p)
+    )
     if old_sig is None or new_sig is None:
-        if change.status in ("renamed", "moved") and not name_gone:
-            return None
-        if change.status in ("renamed", "moved") and change.new is not None:
-            return Finding(site, op, Status.GONE, f"{old_name} is now {change.new.name}", method=method)
-        return Finding(
-            site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method
-        )
+        return _unreadable(site, op, change)
     args = site.args
     if site.splat_dict is not None:
         # A literal **dict: judged as the keywords it holds; the fix edits the dict's keys.
@@ -282,16 +290,24 @@ def _judge_binding(
         ex = _example(learned) if taught.values or taught.extras else None
         return Finding(site, op, status, problem, plan=p, info=dp.info, method=method, example=ex)
     # A choice with no home in the successor may have a class of its own in the same commit.
-    routable = (
-        method is None
+    routed = (
+        route(site, op, change, p.choice, old_sig, status, problem, j)
+        if _routable(site, change) and p.choice
+        else None
+    )
+    return routed or Finding(
+        site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=dp.info, method=method
+    )
+
+
+def _routable(site: CallSite, change: OpChange) -> bool:
+    """A plain call of a renamed or moved class by a name that is gone: another class may take a choice."""
+    return (
+        site.method is None
         and any(isinstance(a, Gone) for a in site.atoms)
         and site.splat_dict is None
         and change.status in ("renamed", "moved")
         and change.new is not None
-    )
-    routed = route(site, op, change, p.choice, old_sig, status, problem, j) if routable and p.choice else None
-    return routed or Finding(
-        site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=dp.info, method=method
     )
 
 

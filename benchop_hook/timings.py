@@ -45,7 +45,11 @@ STAGES: tuple[tuple[str, str, str], ...] = (
         "_FromHistory.fix",
         "    all-files: fix from the benchmark's last commit",
     ),
-    ("benchop_hook.git.last_commit", "History.base_for", "    all-files: last commit of a benchmark (git)"),
+    (
+        "benchop_hook.git.last_commit",
+        "LastCommits.base_for",
+        "    all-files: last commit of a benchmark (git)",
+    ),
     ("benchop_hook.rewrite.edit", "rewrite", "  rewrite (libcst)"),
     ("benchop_hook.report.text", "render_check", "report"),
     # the run: what sits between the static pass and the numbers, and after them

@@ -38,7 +38,7 @@ def static_pass(
     from benchop_hook.fixing.all_files import AllFiles, all_files_pass
     from benchop_hook.fixing.commit_range import range_pass
     from benchop_hook.fixing.detect import Sources
-    from benchop_hook.git.last_commit import History
+    from benchop_hook.git.last_commit import LastCommits
     from benchop_hook.rewrite.wrap import project_line_length
 
     root = repo.root
@@ -47,7 +47,7 @@ def static_pass(
     tracked = gitrepo.list_tracked(root, links=links)
     if target.mode == "all":
         new: gitrepo.Snapshot = gitrepo.WorkTree(root, tracked, links)
-        opts = AllFiles(History(root), only, os.path.join(repo.git_dir, "bench-op"))
+        opts = AllFiles(LastCommits(root), only, os.path.join(repo.git_dir, "bench-op"))
         out = all_files_pass(cfg, Sources(None, new, new, ()), target, opts, rewrite=rewrite)
     else:
         if target.mode == "staged":

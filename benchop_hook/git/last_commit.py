@@ -9,7 +9,9 @@ from benchop_hook.analysis.project import Project
 from benchop_hook.git import repo as gitrepo
 
 
-class History:
+class LastCommits:
+    """Each benchmark's last commit, and the project as it was there (both looked up once)."""
+
     def __init__(self, root: str) -> None:
         self.root = root
         self._projects: dict[str, Project] = {}

@@ -27,9 +27,9 @@ ENV = "BENCHOP_TIMINGS"
 STAGES: tuple[tuple[str, str, str], ...] = (
     ("benchop_hook.commands.common", "quick", "repository, config, what changed (git)"),
     ("benchop_hook.fixing.static", "static_pass", "static pass, all of it"),
-    ("benchop_hook.git.repo", "list_tracked", "  list of tracked files (git)"),
-    ("benchop_hook.git.repo", "WorkTree.read", "  read files from the working tree"),
-    ("benchop_hook.git.repo", "GitSnapshot.read", "  read blobs from git"),
+    ("benchop_hook.git.snapshots", "list_tracked", "  list of tracked files (git)"),
+    ("benchop_hook.git.snapshots", "WorkTree.read", "  read files from the working tree"),
+    ("benchop_hook.git.snapshots", "GitSnapshot.read", "  read blobs from git"),
     ("benchop_hook.analysis.modules", "parse_source", "  parse (ast) and read classes/imports"),
     ("benchop_hook.fixing.detect", "_Detector.interface_changed", "  interface files: constructors changed?"),
     ("benchop_hook.fixing.detect", "_Detector.rename_votes", "  rename votes from the other changed files"),

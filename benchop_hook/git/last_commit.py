@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from benchop_hook.analysis.modules import ParseCache
 from benchop_hook.analysis.project import Project
 from benchop_hook.git import repo as gitrepo
+from benchop_hook.git.snapshots import GitSnapshot
 
 
 class LastCommits:
@@ -31,7 +32,7 @@ class LastCommits:
         self, rev: str, cache: ParseCache, is_op: Callable[[str], bool], bases: Iterable[str]
     ) -> Project:
         if rev not in self._projects:
-            self._projects[rev] = Project(gitrepo.GitSnapshot(self.root, rev), cache, is_op, bases)
+            self._projects[rev] = Project(GitSnapshot(self.root, rev), cache, is_op, bases)
         return self._projects[rev]
 
     def op_paths_changed(self, rev: str, is_op: Callable[[str], bool]) -> tuple[list[str], list[str]]:

@@ -74,12 +74,12 @@ def test_a_forked_child_reads_git_through_its_own_cat_file(tmp_path: Path) -> No
     import os
 
     from benchop_hook.fixing import forked
-    from benchop_hook.git import repo as gitrepo
+    from benchop_hook.git.snapshots import GitSnapshot
 
     if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
     repo = make(tmp_path, {f"m{k}.py": f"X = {k}\n" for k in range(4)})
-    snap = gitrepo.GitSnapshot(str(repo.path), "HEAD")
+    snap = GitSnapshot(str(repo.path), "HEAD")
     assert snap.read("m0.py") == b"X = 0\n"
     parent_cat = snap._proc.pid if snap._proc else None
     r, w = os.pipe()

@@ -20,12 +20,7 @@ class LastCommits:
 
     def base_for(self, path: str) -> str | None:
         if path not in self._bases:
-            out = (
-                gitrepo.git(self.root, "log", "-1", "--format=%H", "--", path, check=False)
-                .stdout.decode()
-                .strip()
-            )
-            self._bases[path] = out or None
+            self._bases[path] = gitrepo.last_commit_of(self.root, path)
         return self._bases[path]
 
     def project(
@@ -37,9 +32,8 @@ class LastCommits:
 
     def op_paths_changed(self, rev: str, is_op: Callable[[str], bool]) -> tuple[list[str], list[str]]:
         """Op files that differ between `rev` and the working tree: (old paths, new paths)."""
-        out = gitrepo.git(self.root, "diff", "--name-status", "-z", "-M", "--no-ext-diff", rev).stdout
         old, new = [], []
-        for c in gitrepo.parse_name_status(out):
+        for c in gitrepo.worktree_changes(self.root, rev):
             if c.old_path and is_op(c.old_path):
                 old.append(c.old_path)
             if c.new_path and is_op(c.new_path):

@@ -3,24 +3,23 @@ tree), each a file list and the bytes of each file."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import subprocess
 from collections.abc import Iterable
 
 from benchop_hook.errors import GitError
 from benchop_hook.git import repo as gitrepo
 
-_REGULAR = (b"100644", b"100755")
+_REGULAR = ("100644", "100755")
+_LINK = "120000"
 
 
-def list_tracked(root: str, rev: str | None = None, links: list[str] | None = None) -> list[str]:
-    """Tracked regular files: in the index (rev None) or in a commit. Symlinks go to `links`."""
+def list_tracked(root: str, links: list[str] | None = None) -> list[str]:
+    """Tracked regular files of the index git is about to commit. Symlinks go to `links`."""
     paths = []
-    for mode, _sha, path in gitrepo.entries(root, rev):
+    for path, (mode, _sha) in gitrepo.index_entries(root, staged=True).items():
         if mode in _REGULAR:
             paths.append(path)
-        elif mode == b"120000" and links is not None:
+        elif mode == _LINK and links is not None:
             links.append(path)
     return paths
 
@@ -36,10 +35,6 @@ class Snapshot:
 
     def prefetch(self, paths: Iterable[str]) -> None:
         """A hint: these files will be read soon."""
-
-
-# Blobs asked for in one round trip: 64 requests are 2.6 kB, well within a pipe's buffer.
-_PREFETCH = 64
 
 
 class WorkTree(Snapshot):
@@ -70,34 +65,30 @@ class WorkTree(Snapshot):
 
 
 class GitSnapshot(Snapshot):
-    """A commit or the index, read through one persistent `git cat-file --batch` process, started when the
-    first blob is read. (GitPython did this before; importing it cost more than a static pass's parsing
-    of a large commit's op files.)"""
+    """A commit, or the index git is about to commit (rev None): its entries listed by git, its blobs read
+    through one `BatchReader`, started when the first blob is read."""
 
     def __init__(self, root: str, rev: str | None) -> None:
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._pid = os.getpid()  # the process that talks to `_proc`
-        self._rev = rev
-        self._entries: dict[str, bytes] | None = None
         self._root = root
+        self._rev = rev
+        self._entries: dict[str, str] | None = None
+        self._reader = gitrepo.BatchReader(root)
         # Blobs already read, by id: the evidence from tests reads the same test files once per changed Op.
-        self._blobs: dict[bytes, bytes] = {}
+        self._blobs: dict[str, bytes] = {}
 
-    def _load(self) -> dict[str, bytes]:
+    def _load(self) -> dict[str, str]:
         if self._entries is None:
-            self._entries = {
-                path: bytes.fromhex(sha)
-                for mode, sha, path in gitrepo.entries(self._root, self._rev)
-                if mode in _REGULAR
-            }
+            if self._rev is None:
+                listed = [
+                    (m, sha, p) for p, (m, sha) in gitrepo.index_entries(self._root, staged=True).items()
+                ]
+            else:
+                listed = gitrepo.tree_entries(self._root, self._rev)
+            self._entries = {path: sha for mode, sha, path in listed if mode in _REGULAR}
         return self._entries
 
     def paths(self) -> list[str]:
         return list(self._load())
-
-    def blob_id(self, path: str) -> str | None:
-        sha = self._load().get(path)
-        return sha.hex() if sha else None
 
     def read(self, path: str) -> bytes | None:
         sha = self._load().get(path)
@@ -105,61 +96,25 @@ class GitSnapshot(Snapshot):
             return None
         data = self._blobs.get(sha)
         if data is None:
-            data = self._blobs[sha] = self._cat(sha.hex())
+            self._fetch([sha])
+            data = self._blobs[sha]
         return data
 
     def prefetch(self, paths: Iterable[str]) -> None:
         """Read these files' blobs now, many requests per round trip to cat-file: a large commit reads
         a thousand blobs, and one round trip each cost more than the copying."""
         entries = self._load()
-        shas = list(
-            dict.fromkeys(
-                sha for p in paths if (sha := entries.get(p)) is not None and sha not in self._blobs
+        self._fetch(
+            list(
+                dict.fromkeys(s for p in paths if (s := entries.get(p)) is not None and s not in self._blobs)
             )
         )
-        for k in range(0, len(shas), _PREFETCH):
-            chunk = shas[k : k + _PREFETCH]  # (its requests fit in the pipe whatever cat-file is doing)
-            for sha, data in zip(chunk, self._cat_many([s.hex() for s in chunk])):
-                self._blobs[sha] = data
 
-    def _cat(self, sha: str) -> bytes:
-        return self._cat_many([sha])[0]
-
-    def _cat_many(self, shas: list[str]) -> list[bytes]:
-        if self._proc is None or self._pid != os.getpid():
-            # (A forked child starts its own: the pipes it inherited are its parent's conversation.)
-            self._pid = os.getpid()
-            self._proc = subprocess.Popen(
-                ("git", "cat-file", "--batch"),
-                cwd=self._root,
-                env=gitrepo.clean_env(),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-        proc = self._proc
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(b"".join(sha.encode() + b"\n" for sha in shas))
-        proc.stdin.flush()
-        out = []
-        for sha in shas:
-            header = proc.stdout.readline().split()
-            if len(header) != 3:
+    def _fetch(self, shas: list[str]) -> None:
+        for sha, obj in zip(shas, self._reader.read(shas)):
+            if obj is None:
                 raise GitError(f"git cat-file failed: cannot read object {sha}")
-            size = int(header[2])
-            out.append(proc.stdout.read(size))
-            proc.stdout.read(1)  # the newline after each object
-        return out
+            self._blobs[sha] = obj.data
 
     def close(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is not None and self._pid == os.getpid():
-            assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.close()
-            proc.wait()
-            proc.stdout.close()
-
-    def __del__(self) -> None:
-        # Nobody closes a snapshot explicitly: its cat-file process ends (EOF) when the snapshot goes.
-        with contextlib.suppress(Exception):
-            self.close()
+        self._reader.close()

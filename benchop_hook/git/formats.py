@@ -68,6 +68,17 @@ def parse_ls_files(out: bytes) -> dict[str, tuple[str, str]]:
     return entries
 
 
+def index_extension_names(data: bytes) -> set[bytes]:
+    """The signatures of an index file's extensions ("TREE", "link", "sdir", ...), from the bytes after its
+    entries."""
+    names = set()
+    pos = 0
+    while pos + 8 <= len(data):
+        names.add(data[pos : pos + 4])
+        pos += 8 + int.from_bytes(data[pos + 4 : pos + 8], "big")
+    return names
+
+
 class GitObject(NamedTuple):
     """One object as `git cat-file --batch` gives it."""
 

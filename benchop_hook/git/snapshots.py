@@ -65,8 +65,8 @@ class WorkTree(Snapshot):
 
 
 class GitSnapshot(Snapshot):
-    """A commit, or the index git is about to commit (rev None): its entries listed by git, its blobs read
-    through one `BatchReader`, started when the first blob is read."""
+    """A commit, or the index git is about to commit (rev None): its entries listed by GitPython, its
+    blobs read through one `BatchReader`, started when the first blob is read."""
 
     def __init__(self, root: str, rev: str | None) -> None:
         self._root = root

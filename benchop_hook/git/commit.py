@@ -53,6 +53,20 @@ def follow_up_commit(
     """Commit `files` (path -> new content) on top of `head`. Raises
     BenchOpError, leaving nothing half-done.
     """
+    _check_can_commit(root, git_dir, head, files, is_bench, lock_wait)
+    blobs = _commit(root, git_dir, head, files, message)
+    sha = gitrepo.head(root)
+    return CommitResult(sha, sorted(files), _follow_in_index(root, head, blobs))
+
+
+def _check_can_commit(
+    root: str,
+    git_dir: str,
+    head: str,
+    files: dict[str, bytes],
+    is_bench: Callable[[str], bool],
+    lock_wait: float,
+) -> None:
     outside = sorted(p for p in files if not is_bench(p))
     if outside:
         raise BenchOpError(
@@ -69,6 +83,12 @@ def follow_up_commit(
             "lock); "
             "when it is done, run `bench-op run --from-ref HEAD~1 --to-ref HEAD`."
         )
+
+
+def _commit(
+    root: str, git_dir: str, head: str, files: dict[str, bytes], message: str
+) -> dict[str, tuple[str, str]]:
+    """The commit of `files` on `head`, made from a temporary index; (mode, blob) of each file."""
     no_hooks = os.path.join(git_dir, "bench-op", "no-hooks")
     os.makedirs(no_hooks, exist_ok=True)
     blobs: dict[str, tuple[str, str]] = {}
@@ -84,9 +104,12 @@ def follow_up_commit(
         refused = gitrepo.commit_index(root, env, hooks=no_hooks, message=message, reset_author=picking)
     if refused is not None:
         raise BenchOpError(f"git commit refused the follow-up commit: {refused}")
-    sha = gitrepo.head(root)
-    # Bring the real index up to the new commit for these files, where it still held the old content;
-    # anything else there is the user's (staged) work and stays as it is.
+    return blobs
+
+
+def _follow_in_index(root: str, head: str, blobs: dict[str, tuple[str, str]]) -> list[str]:
+    """Bring the real index up to the new commit for these files, where it still held the old content;
+    anything else there is the user's (staged) work and stays as it is. Warnings where git refused."""
     warnings = []
     for path, (mode, blob) in blobs.items():
         old = gitrepo.tree_entry(root, head, path)
@@ -98,7 +121,7 @@ def follow_up_commit(
                 f"committed, but the index entry of {path} still holds the old content: run `git reset -q "
                 f"-- {path}`"
             )
-    return CommitResult(sha, sorted(files), warnings)
+    return warnings
 
 
 def _mode_at(root: str, rev: str, path: str) -> str:

@@ -622,9 +622,10 @@ def add_worktree(root: str, path: str, commit: str, *, hooks: str) -> None:
 
 
 def remove_worktree(root: str, path: str) -> None:
-    """Remove the worktree at `path`, and prune git's records of worktrees whose folder is gone."""
-    _git(root, "worktree", "remove", "--force", path, check=False)
+    """Remove the worktree at `path` and git's record of it; the user's other worktrees, stale ones
+    included, stay as they are (no `git worktree prune`)."""
+    if _git(root, "worktree", "remove", "--force", path, check=False).returncode != 0:
+        import shutil
 
-
-def prune_worktrees(root: str) -> None:
-    _git(root, "worktree", "prune", check=False)
+        shutil.rmtree(path, ignore_errors=True)
+        _git(root, "worktree", "remove", "--force", path, check=False)  # with the folder gone, its record

@@ -39,7 +39,6 @@ def temporary_worktree(root: str, git_dir: str, commit: str) -> Iterator[str]:
         if added:
             gitrepo.remove_worktree(root, path)
         shutil.rmtree(path, ignore_errors=True)
-        gitrepo.prune_worktrees(root)
 
 
 def samples_of(res: RunResult) -> dict[Key, tuple[float, str]]:

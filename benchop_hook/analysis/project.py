@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from benchop_hook.analysis.modules import ClassInfo, ClassRef, ModuleInfo, ModuleRef, ParseCache
 from benchop_hook.analysis.signatures import DataclassInfo, Param, Signature, dataclass_signature
-from benchop_hook.git.repo import Snapshot
+from benchop_hook.git.snapshots import Snapshot
 
 K = TypeVar("K")
 V = TypeVar("V")

@@ -14,7 +14,7 @@ from benchop_hook.analysis.edits import Edit, EditKind, diff, param_map
 from benchop_hook.analysis.modules import ClassRef, ParseCache
 from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Kind, Signature, from_function
-from benchop_hook.git.repo import Snapshot
+from benchop_hook.git.snapshots import Snapshot
 
 
 class Files(Snapshot):

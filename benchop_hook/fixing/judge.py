@@ -413,7 +413,7 @@ def from_the_commit(
             return f"the commit's own edit also changes {param} ({learned.cited}): update it by hand"
         target = new_sig.get(param)
         if target is not None and target.required and old_sig.get(param) is None:
-            values[param] = Value(src, why)
+            values[param] = Value(src, why, shown=True)
         elif param not in bv:
             extras.append((param, src, f"{param}={src} added: {why}"))
     return Taught(values, tuple(extras))

@@ -62,6 +62,7 @@ class NoPlan:
 class Value:
     source: str | None
     reason: str  # where the value comes from, or why there is none
+    shown: bool = False  # the commit's own edits build the parameter this way (their agreed template)
 
 
 def shape(args: Sequence[Arg]) -> CallShape:
@@ -207,8 +208,8 @@ def is_choice(src: str, old_param: object | None = None) -> bool:
     if default is not None and same_default(src, default):
         return False
     if default is not None and _is_flag(default):
-        # Whatever is passed to a flag or a mode (`use_hqq=use_hqq` for `use_hqq: bool = False`) picks a
-        # behaviour: the source text being a variable doesn't make it data.
+        # Whatever is passed to a flag or an enum-valued mode (`use_hqq=use_hqq` for `use_hqq: bool =
+        # False`) picks a behaviour: the source text being a variable doesn't make it data.
         return True
     try:
         node = ast.parse(src, mode="eval").body
@@ -240,7 +241,8 @@ def is_choice(src: str, old_param: object | None = None) -> bool:
 
 
 def _is_flag(default: str) -> bool:
-    """A default that is a bool, a string or an enum-like member (`False`, `"auto"`, `Mode.FAST`)."""
+    """A default that is a bool or an enum-like member (`False`, `Mode.FAST`). A string is not enough: it
+    names a dtype as often as a mode (`dtype="f16"`), and a dtype describes the input."""
     import ast
 
     try:
@@ -248,7 +250,7 @@ def _is_flag(default: str) -> bool:
     except SyntaxError:
         return False
     if isinstance(node, ast.Constant):
-        return isinstance(node.value, (bool, str))
+        return isinstance(node.value, bool)
     return isinstance(node, ast.Attribute) and is_choice(default)
 
 
@@ -379,6 +381,13 @@ def plan(
                     f"{p.name} there"
                 )
                 final.append(("kw", p.name, p.name))
+                continue
+            v = value_for(p.name)
+            if v.shown and v.source is not None:
+                # The commit's own edits build it from something else: the slot's argument is not its value.
+                ops.append(ArgOp("add_kw", None, p.name, v.source))
+                notes.append(f"{p.name}={v.source} added, {src} dropped: {v.reason}")
+                final.append(("kw", p.name, v.source))
                 continue
             scope = (
                 f"the variable {p.name} in scope"

@@ -39,8 +39,23 @@ def _add_target(p: argparse.ArgumentParser) -> None:
         help="no diff: check every benchmark against the current signatures",
     )
     p.add_argument("--json", metavar="PATH", help="also write the report as JSON to PATH")
+    _add_ci_output(p)
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing when there is nothing to do")
     p.add_argument("files", nargs="*", metavar="FILE", help="only these benchmark files (a shard)")
+
+
+def _add_ci_output(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--format",
+        choices=["text", "github"],
+        default="text",
+        help="github: each finding as a GitHub Actions annotation (the exit code is the same)",
+    )
+    p.add_argument(
+        "--summary",
+        metavar="PATH",
+        help="also write a Markdown summary to PATH (with --format github: $GITHUB_STEP_SUMMARY)",
+    )
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:

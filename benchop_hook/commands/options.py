@@ -31,6 +31,8 @@ class Options:
     only: frozenset[str] | None = None  # all-files mode: just these benchmark files (pre-commit --all-files)
     # output
     json: str | None = None
+    format: Literal["text", "github"] = "text"  # github: findings as GitHub Actions workflow commands
+    summary: str | None = None  # a Markdown report to PATH (with --format github: $GITHUB_STEP_SUMMARY)
     quiet: bool = False
     diff: bool = False  # fix: print the diff instead of writing
     # run

@@ -131,6 +131,13 @@ def _run(sub: _SubParsers) -> None:
     p = _add(sub, "run", help="rewrite, run the affected benchmarks, repair until they print numbers, commit")
     _add_target(p)
     _add_run_options(p)
+    p.add_argument(
+        "--shard",
+        dest="shard_spec",
+        metavar="I/N",
+        help="run only shard I of N of the affected benchmark files (the same split on every runner); "
+        "never commits: `bench-op merge` combines the shards' --json reports",
+    )
 
 
 def _hook(sub: _SubParsers) -> None:

@@ -43,6 +43,7 @@ class Options:
     max_iterations: int | None = None
     gpus: str | None = None
     baseline: bool = False  # compare with the parent (issue 14)
+    shard_spec: str | None = None  # --shard I/N: this runner's share of the affected benchmark files
     repeats: int | None = None  # runs per side when both run now (default: config baseline-repeats)
     # history
     what: str | None = None  # a benchmark file or a node id

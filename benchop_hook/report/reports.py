@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from benchop_hook.errors import UsageError
+from benchop_hook.run.shards import Share
 
 Json = Mapping[str, Any]
 Kind = Literal["check", "fix", "run"]
@@ -112,29 +113,6 @@ class Bench:
 
 
 @dataclass(frozen=True)
-class Shard:
-    """Which share of the affected files a `run --shard I/N` took, and the whole split it took it from."""
-
-    index: int  # 1-based
-    count: int
-    split: tuple[tuple[str, ...], ...]  # every shard's files, shard 1 first
-    balanced_by: str  # "durations" (recorded in git notes) or "count"
-
-    @property
-    def files(self) -> tuple[str, ...]:
-        return self.split[self.index - 1]
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "index": self.index,
-            "count": self.count,
-            "files": list(self.files),
-            "split": [list(s) for s in self.split],
-            "balanced_by": self.balanced_by,
-        }
-
-
-@dataclass(frozen=True)
 class Report:
     kind: Kind
     status: str  # check: nothing-to-do, ok, broken; fix: fixed or broken; run: as RunStatus
@@ -146,15 +124,16 @@ class Report:
     regressions: tuple[Json, ...] = ()
     baseline: Json | None = None
     reason: str | None = None
-    shard: Shard | None = None
+    shard: Share | None = None  # the share of the files a `run --shard` took
     label: str | None = None  # the range as the user named it ("origin/main..HEAD")
     diffs: Mapping[str, str] = field(default_factory=dict)  # path -> the diff of what bench-op left changed
     raw: Json = field(default_factory=dict, compare=False)
 
     @property
     def applied(self) -> bool:
-        """Its rewrites are in the working tree or a commit (`fix`, `run`); a check's are proposals."""
-        return self.kind != "check"
+        """Its rewrites are in this working tree or a commit (`fix`, `run`); a check's are proposals, and so
+        are a shard's and a merged report's, which are made elsewhere and applied by whoever merges."""
+        return self.kind != "check" and self.shard is None and "merged" not in self.raw
 
     def fixed(self, c: Call) -> bool:
         return c.fixed and self.applied
@@ -243,14 +222,14 @@ def _bench(d: Json) -> Bench:
     )
 
 
-def _shard(d: object) -> Shard | None:
+def _shard(d: object) -> Share | None:
     if not isinstance(d, Mapping):
         return None
     split = tuple(tuple(str(p) for p in s) for s in d.get("split") or ())
     index, count = int(d.get("index") or 0), int(d.get("count") or 0)
     if not (1 <= index <= count == len(split)):
         return None
-    return Shard(index, count, split, str(d.get("balanced_by") or "count"))
+    return Share(index, count, split, str(d.get("balanced_by") or "count"))
 
 
 def kind_of(data: Json) -> Kind:

@@ -94,15 +94,16 @@ def _execute(
     share = _share(job, result, ctx, shard) if job.settings.split is not None else None
     if share is not None:
         shard = frozenset(share.files)
-    sel = select(result, ctx, shard, affected=job.settings.affected)
+    sel = select(result, ctx, shard, affected=job.settings.affected) if share is None or shard else None
     if share is not None:  # this shard reports its own files, and the helpers they import
-        result = restrict(result, shard | {h.path for h in (sel.helpers if sel else ())})
+        mine = shard | {h.path for h in (sel.helpers if sel else ())}
+        result = restrict(result, mine) if mine else replace(result, files=(), skipped=())
     wrote = bool(result.changes or result.findings)
     echo(render_check(result, wrote=True).rsplit("\n", 1)[0] if wrote else render_check(result))
     if share is not None:
         echo(describe(share))
     if sel is None:
-        if result.changes and not result.broken:
+        if result.changes and not result.broken and share is None:  # (a shard said what it took)
             echo("bench-op: no benchmark needs a change.")
         blocked = bool(result.broken)
         return RunOutcome(

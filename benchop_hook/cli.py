@@ -140,6 +140,14 @@ def _run(sub: _SubParsers) -> None:
     )
 
 
+def _merge(sub: _SubParsers) -> None:
+    p = _add(sub, "merge", help="combine the JSON reports of `run --shard` into one report and one status")
+    p.add_argument("reports", nargs="+", metavar="REPORT", help="the shards' `bench-op run --json` reports")
+    p.add_argument("--json", metavar="PATH", help="write the merged report as JSON to PATH")
+    p.add_argument("--patch", metavar="PATH", help="write every shard's fixes as one patch (`git apply` it)")
+    _add_ci_output(p)
+
+
 def _hook(sub: _SubParsers) -> None:
     p = _add(sub, "hook", help="what the git / pre-commit hooks call")
     p.add_argument("stage", choices=["pre-commit", "post-commit", "post-merge", "post-rewrite", "follow-up"])
@@ -182,6 +190,7 @@ _COMMANDS = {
     "check": _check,
     "fix": _fix,
     "run": _run,
+    "merge": _merge,
     "hook": _hook,
     "history": _history,
     "status": _status,
@@ -310,6 +319,10 @@ def dispatch(opts: Options) -> int:
         from benchop_hook.commands import run
 
         return run.main(opts)
+    if cmd == "merge":
+        from benchop_hook.commands import merge
+
+        return merge.main(opts)
     if cmd == "hook":
         from benchop_hook.commands import hook
 

@@ -50,6 +50,9 @@ class Options:
     plot: str | None = None  # PNG path
     device: str | None = None  # only this device's numbers
     max_count: int = 50
+    # merge
+    reports: tuple[str, ...] = ()  # the shards' JSON reports
+    patch: str | None = None  # the combined diff of every shard's fixes
     # hook
     stage: Stage | None = None
     rewrite_command: str | None = None  # post-rewrite's argument: rebase or amend
@@ -64,6 +67,7 @@ class Options:
     def from_namespace(cls, ns: argparse.Namespace) -> Options:
         given = {f.name: vars(ns)[f.name] for f in dataclasses.fields(cls)}
         given["files"] = tuple(given["files"] or ())
+        given["reports"] = tuple(given["reports"] or ())
         given["detached"] = tuple(given["detached"]) if given["detached"] else None
         return cls(**given)
 

@@ -142,7 +142,7 @@ def _diff_block(path: str, diff: str) -> list[str]:
 def fix_lines(r: Report) -> list[str]:
     out: list[str] = []
     for path, diff in sorted(r.diffs.items()):
-        if diff.strip():
+        if any(not ln.startswith(("--- ", "+++ ")) for ln in diff.splitlines()):
             out += _diff_block(path, diff)
     by_hand = [c for c in r.calls if c.verdict in ("break", "reported") and not c.rewrite]
     if by_hand:

@@ -14,6 +14,8 @@ from benchop_hook.report.reports import read_report
 TARGET = {"mode": "range", "from": "a" * 40, "to": "b" * 40}
 SPLIT = [["x.py", "y.py"], ["z.py"], ["w.py"]]
 CHANGE = {
+    "old_signature": "(M, N, dtype)",
+    "new_signature": "(N, dtype)",
     "op": "SumOp",
     "status": "changed",
     "old": "m.SumOp",
@@ -30,8 +32,16 @@ def _bench(path: str, status: str, **more: Any) -> dict[str, Any]:
         "numbers": numbers,
         "fixes": [],
         "reason": more.pop("reason", None),
+        "seconds": 12.5,
+        "device": "NVIDIA H200",
         **more,
     }
+
+
+def _diff(path: str) -> str:
+    return (
+        f"--- a/{path}\n+++ b/{path}\n@@ -3 +3 @@\n-    op = SumOp(M, N, dtype)\n+    op = SumOp(N, dtype)\n"
+    )
 
 
 def _shard(i: int, status: str, benches: list[dict[str, Any]], split: list[list[str]] = SPLIT, **more: Any):
@@ -46,7 +56,11 @@ def _shard(i: int, status: str, benches: list[dict[str, Any]], split: list[list[
                 "call": "SumOp",
                 "op": "SumOp",
                 "status": "broken",
-                "text": "SumOp(M)",
+                "text": "SumOp(M, N, dtype)",
+                "problem": "argument M now reaches 'N' instead of 'M'",
+                "fix": "(N, dtype)",
+                "call_after": "SumOp",
+                "fixed": True,
             }
         ],
         "benchmarks": benches,
@@ -59,9 +73,7 @@ def _shard(i: int, status: str, benches: list[dict[str, Any]], split: list[list[
         },
         "benchmark_seconds": 10.0,
         "pytest_sessions": 1,
-        "diffs": {
-            b["path"]: f"--- a/{b['path']}\n+++ b/{b['path']}\n" for b in benches if b["status"] == "passed"
-        },
+        "diffs": {b["path"]: _diff(b["path"]) for b in benches if b["status"] == "passed"},
         **more,
     }
     return read_report(data)
@@ -152,3 +164,19 @@ def test_what_cannot_be_merged_is_a_usage_error() -> None:
         _merge(read_report({"status": "broken", "target": TARGET, "findings": []}))
     with pytest.raises(UsageError, match="not a bench-op JSON report"):
         read_report({"status": "done"})
+
+
+def test_merged_summary() -> None:
+    from benchop_hook.report.markdown import render_markdown
+    from tests.helpers.golden import assert_golden
+
+    merged = _merge(
+        _shard(1, "done", [_bench("x.py", "passed"), _bench("y.py", "passed")]),
+        _shard(
+            2,
+            "blocked",
+            [_bench("z.py", "blocked", reason="RuntimeError: CUDA error (at z.py:9)")],
+            reason="z.py: CUDA error",
+        ),
+    )
+    assert_golden("merge_summary.md", render_markdown(read_report(merged)))

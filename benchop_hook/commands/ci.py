@@ -17,6 +17,20 @@ if TYPE_CHECKING:
     from benchop_hook.run.outcome import RunOutcome
 
 
+def warn_if_shallow(root: str) -> None:
+    """`--all-files` reads each benchmark's last commit: in a shallow clone that is the boundary, and an
+    older Op change that broke it is found only where the call no longer binds (and is not fixed)."""
+    from benchop_hook.git.shallow import is_shallow
+
+    if is_shallow(root):
+        print(
+            "bench-op: this clone is shallow, so each benchmark's history stops at its boundary: calls an "
+            "older Op change broke are found only where they no longer bind, and are not fixed; fetch the "
+            "history (`fetch-depth: 0`, or `git fetch --unshallow`) for the full check.",
+            file=sys.stderr,
+        )
+
+
 def summary_target(opts: Options) -> tuple[str, bool] | None:
     """Where the summary goes, and whether it is appended: `--summary PATH` is written (`-`: standard
     output); GitHub's step summary, with `--format github`, is appended to (other steps write there too)."""

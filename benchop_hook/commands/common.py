@@ -75,6 +75,9 @@ def quick(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config, Target, 
             "them, then run bench-op again."
         )
     if target.mode == "all":
+        from benchop_hook.commands.ci import warn_if_shallow
+
+        warn_if_shallow(repo.root)
         return repo, cfg, target, []
     changes = changed_files(repo.root, target)
     if not needs_work(repo.root, cfg, target, changes):

@@ -81,3 +81,17 @@ def test_a_full_clone_with_a_wrong_ref_is_still_told_to_check_it(repo: Repo) -> 
     r = repo.cli("check", "--from-ref", "nosuchref", "--to-ref", "HEAD")
     assert r.returncode == 2
     assert "'nosuchref' is not a commit in this repository: check the ref" in one_line_error(r)
+
+
+def test_all_files_in_a_shallow_clone_says_what_it_cannot_see(repo: Repo, tmp_path: Path) -> None:
+    reduction_change(repo, update_tests=False)
+    repo.commit("reduction: N and dim")
+    git(tmp_path, "clone", "-q", "--depth=1", f"file://{repo.path}", "c")
+    r = Repo(tmp_path / "c").cli("check", "--all-files")
+    assert "bench-op: this clone is shallow" in r.stderr and "`git fetch --unshallow`" in r.stderr
+    # the silent shift is beyond the boundary; the calls that no longer bind are still found
+    assert f"{BENCH_RED}:23: MeanFwdOp(M, N, dtype=torch.float32)" in r.stdout
+    assert f"{BENCH_RED}:15:" not in r.stdout
+    full = repo.cli("check", "--all-files")
+    assert "shallow" not in full.stderr
+    assert f"{BENCH_RED}:15: SumFwdOp(M, N, dtype)" in full.stdout

@@ -38,6 +38,7 @@ def main(opts: Options) -> int:
             run = run_and_maybe_commit(job, warm=warm)
     echo(summary_line(run))
     data = run_json(run, target)
+    data["range"] = target.label  # the refs as named ("origin/main..HEAD"), for a summary made elsewhere
     data["diffs"] = run_diffs(repo.root, run, target)
     if opts.json:
         write_json(opts.json, data)

@@ -111,6 +111,7 @@ def merge_reports(reports: Sequence[Report], names: Sequence[str]) -> dict[str, 
     out: dict[str, Any] = {
         "status": status,
         "target": dict(reports[0].target),
+        "range": reports[0].range_text,
         "changes": _unique([dict(c.raw) for r in reports for c in r.changes], ("op", "old", "new")),
         "findings": _unique([dict(c.raw) for r in reports for c in r.calls], ("path", "line", "call", "op")),
         "benchmarks": benches,

@@ -270,7 +270,7 @@ def read_report(
         data.get("baseline") if isinstance(data.get("baseline"), Mapping) else None,
         _text(data, "reason"),
         _shard(data.get("shard")),
-        label,
+        label or _text(data, "range"),
         {**own, **(diffs or {})},
         data,
     )

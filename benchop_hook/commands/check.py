@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchop_hook.commands.ci import render_static, static_diffs, summarize
+from benchop_hook.commands.ci import static_diffs, summarize
 from benchop_hook.commands.common import quick
 from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
@@ -31,7 +31,12 @@ def main(opts: Options) -> int:
     data = static_json(result)
     ok = "nothing-to-do" if not result.changes else "ok"
     data["status"] = "broken" if result.broken or result.rewritten else ok
-    print(render_static(result, data, kind="check") if opts.format == "github" else render_check(result))
+    if opts.format == "github":
+        from benchop_hook.report.github import render_static
+
+        print(render_static(result, data, kind="check"))
+    else:
+        print(render_check(result))
     if opts.json:
         write_json(opts.json, data)
     summarize(opts, "check", data, label=target.label, diffs=static_diffs(result))

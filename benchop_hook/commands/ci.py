@@ -88,23 +88,6 @@ def annotate(opts: Options, kind: Kind, data: Mapping[str, Any]) -> None:
         print(text, flush=True)
 
 
-def render_static(result: StaticResult, data: Mapping[str, Any], *, kind: Kind, wrote: bool = False) -> str:
-    """`check` / `fix` as the log shows them with `--format github`: the Op changes and the summary line as
-    text, each finding as a workflow command in place of its text lines."""
-    from benchop_hook.report.github import render
-    from benchop_hook.report.reports import read_report
-    from benchop_hook.report.text import change_lines, summary
-    from benchop_hook.report.words import grouped, plural
-
-    lines: list[str] = []
-    if result.target.mode != "all" and result.changes:
-        n = len(grouped(result))
-        lines.append(f"bench-op: {plural(n, 'Op signature change')} in {result.target.label}:")
-        lines.extend(change_lines(result))
-    annotations = render(read_report(data, kind=kind))
-    return "\n".join([*lines, *([annotations] if annotations else []), summary(result, wrote=wrote)])
-
-
 def static_diffs(result: StaticResult) -> dict[str, str]:
     """Each rewritten benchmark file's unified diff (a check makes the rewrite and writes nothing)."""
     from benchop_hook.report.text import unified_diff

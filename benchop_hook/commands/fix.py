@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from benchop_hook.commands.ci import render_static, static_diffs, summarize
+from benchop_hook.commands.ci import static_diffs, summarize
 from benchop_hook.commands.common import quick
 from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK, BenchOpError
@@ -61,5 +61,7 @@ def _rendered(opts: Options, result: StaticResult, *, wrote: bool) -> str:
     from benchop_hook.report.text import render_check
 
     if opts.format == "github":
+        from benchop_hook.report.github import render_static
+
         return render_static(result, static_json(result), kind="fix", wrote=wrote)
     return render_check(result, wrote=wrote)

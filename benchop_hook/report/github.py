@@ -14,10 +14,14 @@ Only the output changes: the exit codes are the text format's.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-from benchop_hook.report.reports import Bench, Call, Report
+from benchop_hook.fixing.results import StaticResult
+from benchop_hook.report.reports import Bench, Call, Kind, Report, read_report
+from benchop_hook.report.text import change_lines, summary
+from benchop_hook.report.words import grouped, plural
 
 Level = Literal["error", "warning", "notice"]
 
@@ -114,3 +118,15 @@ def of_report(report: Report) -> list[Annotation]:
 
 def render(report: Report) -> str:
     return "\n".join(a.render() for a in of_report(report))
+
+
+def render_static(result: StaticResult, data: Mapping[str, Any], *, kind: Kind, wrote: bool = False) -> str:
+    """`check` / `fix` as the log shows them with `--format github`: the Op changes and the summary line as
+    text, each finding as a workflow command in place of its text lines."""
+    lines: list[str] = []
+    if result.target.mode != "all" and result.changes:
+        n = len(grouped(result))
+        lines.append(f"bench-op: {plural(n, 'Op signature change')} in {result.target.label}:")
+        lines.extend(change_lines(result))
+    annotations = render(read_report(data, kind=kind))
+    return "\n".join([*lines, *([annotations] if annotations else []), summary(result, wrote=wrote)])

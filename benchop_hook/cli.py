@@ -39,8 +39,23 @@ def _add_target(p: argparse.ArgumentParser) -> None:
         help="no diff: check every benchmark against the current signatures",
     )
     p.add_argument("--json", metavar="PATH", help="also write the report as JSON to PATH")
+    _add_ci_output(p)
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing when there is nothing to do")
     p.add_argument("files", nargs="*", metavar="FILE", help="only these benchmark files (a shard)")
+
+
+def _add_ci_output(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--format",
+        choices=["text", "github"],
+        default="text",
+        help="github: each finding as a GitHub Actions annotation (the exit code is the same)",
+    )
+    p.add_argument(
+        "--summary",
+        metavar="PATH",
+        help="also write a Markdown summary to PATH (with --format github: $GITHUB_STEP_SUMMARY)",
+    )
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
@@ -116,6 +131,21 @@ def _run(sub: _SubParsers) -> None:
     p = _add(sub, "run", help="rewrite, run the affected benchmarks, repair until they print numbers, commit")
     _add_target(p)
     _add_run_options(p)
+    p.add_argument(
+        "--shard",
+        dest="shard_spec",
+        metavar="I/N",
+        help="run only shard I of N of the affected benchmark files (the same split on every runner); "
+        "never commits: `bench-op merge` combines the shards' --json reports",
+    )
+
+
+def _merge(sub: _SubParsers) -> None:
+    p = _add(sub, "merge", help="combine the JSON reports of `run --shard` into one report and one status")
+    p.add_argument("reports", nargs="+", metavar="REPORT", help="the shards' `bench-op run --json` reports")
+    p.add_argument("--json", metavar="PATH", help="write the merged report as JSON to PATH")
+    p.add_argument("--patch", metavar="PATH", help="write every shard's fixes as one patch (`git apply` it)")
+    _add_ci_output(p)
 
 
 def _hook(sub: _SubParsers) -> None:
@@ -160,6 +190,7 @@ _COMMANDS = {
     "check": _check,
     "fix": _fix,
     "run": _run,
+    "merge": _merge,
     "hook": _hook,
     "history": _history,
     "status": _status,
@@ -288,6 +319,10 @@ def dispatch(opts: Options) -> int:
         from benchop_hook.commands import run
 
         return run.main(opts)
+    if cmd == "merge":
+        from benchop_hook.commands import merge
+
+        return merge.main(opts)
     if cmd == "hook":
         from benchop_hook.commands import hook
 

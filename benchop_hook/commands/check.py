@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from benchop_hook.commands.ci import static_diffs, summarize
 from benchop_hook.commands.common import quick
 from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
@@ -12,13 +13,12 @@ def main(opts: Options) -> int:
     if changes is None:
         if not opts.quiet:
             print(f"bench-op: nothing to check: no Op file changed in {target.label}.")
+        data = {"status": "nothing-to-do", "target": target.as_json(), "changes": [], "findings": []}
         if opts.json:
             from benchop_hook.report.out import write_json
 
-            write_json(
-                opts.json,
-                {"status": "nothing-to-do", "target": target.as_json(), "changes": [], "findings": []},
-            )
+            write_json(opts.json, data)
+        summarize(opts, "check", data, label=target.label)
         return EXIT_OK
     from benchop_hook.fixing.static import restrict, static_pass
     from benchop_hook.report.as_json import static_json
@@ -28,10 +28,16 @@ def main(opts: Options) -> int:
     # The same plan as `fix` and the follow-up commit (the rewrite is made, and not written): the same
     # calls counted, the same edit described.
     result = restrict(static_pass(repo, cfg, target, changes, only=opts.shard() or None)[0], opts.shard())
-    print(render_check(result))
+    data = static_json(result)
+    ok = "nothing-to-do" if not result.changes else "ok"
+    data["status"] = "broken" if result.broken or result.rewritten else ok
+    if opts.format == "github":
+        from benchop_hook.report.github import render_static
+
+        print(render_static(result, data, kind="check"))
+    else:
+        print(render_check(result))
     if opts.json:
-        data = static_json(result)
-        ok = "nothing-to-do" if not result.changes else "ok"
-        data["status"] = "broken" if result.broken or result.rewritten else ok
         write_json(opts.json, data)
+    summarize(opts, "check", data, label=target.label, diffs=static_diffs(result))
     return EXIT_BLOCKED if (result.broken or result.rewritten) else EXIT_OK

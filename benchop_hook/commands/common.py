@@ -75,6 +75,9 @@ def quick(opts: Options) -> tuple[gitrepo.RepoPaths, config_mod.Config, Target, 
             "them, then run bench-op again."
         )
     if target.mode == "all":
+        from benchop_hook.commands.ci import warn_if_shallow
+
+        warn_if_shallow(repo.root)
         return repo, cfg, target, []
     changes = changed_files(repo.root, target)
     if not needs_work(repo.root, cfg, target, changes):
@@ -118,6 +121,11 @@ def run_settings(
     or not there turns out to be work, so this is asked before anything decides there is none."""
     from benchop_hook.run.job import settings
 
+    split = None
+    if opts.shard_spec is not None:
+        from benchop_hook.run.shards import parse_shard
+
+        split = parse_shard(opts.shard_spec)
     return settings(
         cfg,
         timeout=opts.timeout,
@@ -126,11 +134,12 @@ def run_settings(
         repeats=opts.repeats if (opts.baseline or cfg.baseline) else None,
         python=opts.python,
         no_run=opts.no_run or no_run,
-        no_commit=opts.no_commit,
+        no_commit=opts.no_commit or split is not None,  # the job that merges the shards commits, if anyone
         shard=opts.shard(),
         only=opts.only,
         baseline=opts.baseline,
         affected=affected,
+        split=split,
     )
 
 

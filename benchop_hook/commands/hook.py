@@ -62,6 +62,9 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
             return EXIT_OK
         target = Target("all")
         only = frozenset(benches)
+        from benchop_hook.commands.ci import warn_if_shallow
+
+        warn_if_shallow(repo.root)
     else:
         return EXIT_OK
     # What pre-commit passed chose the mode; it is no shard. The commit is the user's to make. The

@@ -31,6 +31,8 @@ class Options:
     only: frozenset[str] | None = None  # all-files mode: just these benchmark files (pre-commit --all-files)
     # output
     json: str | None = None
+    format: Literal["text", "github"] = "text"  # github: findings as GitHub Actions workflow commands
+    summary: str | None = None  # a Markdown report to PATH (with --format github: $GITHUB_STEP_SUMMARY)
     quiet: bool = False
     diff: bool = False  # fix: print the diff instead of writing
     # run
@@ -41,12 +43,16 @@ class Options:
     max_iterations: int | None = None
     gpus: str | None = None
     baseline: bool = False  # compare with the parent (issue 14)
+    shard_spec: str | None = None  # --shard I/N: this runner's share of the affected benchmark files
     repeats: int | None = None  # runs per side when both run now (default: config baseline-repeats)
     # history
     what: str | None = None  # a benchmark file or a node id
     plot: str | None = None  # PNG path
     device: str | None = None  # only this device's numbers
     max_count: int = 50
+    # merge
+    reports: tuple[str, ...] = ()  # the shards' JSON reports
+    patch: str | None = None  # the combined diff of every shard's fixes
     # hook
     stage: Stage | None = None
     rewrite_command: str | None = None  # post-rewrite's argument: rebase or amend
@@ -61,6 +67,7 @@ class Options:
     def from_namespace(cls, ns: argparse.Namespace) -> Options:
         given = {f.name: vars(ns)[f.name] for f in dataclasses.fields(cls)}
         given["files"] = tuple(given["files"] or ())
+        given["reports"] = tuple(given["reports"] or ())
         given["detached"] = tuple(given["detached"]) if given["detached"] else None
         return cls(**given)
 

@@ -6,6 +6,7 @@ The run's steps are `execute.py`'s; the commit's assembly is `followup.py`'s.
 
 from __future__ import annotations
 
+from benchop_hook.commands.ci import annotate, run_diffs, summarize
 from benchop_hook.commands.common import early_pytest, job_for, quick
 from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_OK
@@ -16,13 +17,12 @@ def main(opts: Options) -> int:
     if changes is None:
         if not opts.quiet:
             print(f"bench-op: nothing to do: no Op file changed in {target.label}.")
+        data = {"status": "nothing-to-do", "target": target.as_json(), "changes": [], "benchmarks": []}
         if opts.json:
             from benchop_hook.report.out import write_json
 
-            write_json(
-                opts.json,
-                {"status": "nothing-to-do", "target": target.as_json(), "changes": [], "benchmarks": []},
-            )
+            write_json(opts.json, data)
+        summarize(opts, "run", data, label=target.label)
         return EXIT_OK
     with early_pytest(repo.root, opts, cfg) as warm:
         from benchop_hook.followup.assemble import run_and_maybe_commit
@@ -37,6 +37,11 @@ def main(opts: Options) -> int:
             job = job_for(opts, repo, cfg, target, changes, affected=cfg.run_after_commit == "affected")
             run = run_and_maybe_commit(job, warm=warm)
     echo(summary_line(run))
+    data = run_json(run, target)
+    data["range"] = target.label  # the refs as named ("origin/main..HEAD"), for a summary made elsewhere
+    data["diffs"] = run_diffs(repo.root, run, target)
     if opts.json:
-        write_json(opts.json, run_json(run, target))
+        write_json(opts.json, data)
+    annotate(opts, "run", data)
+    summarize(opts, "run", data, label=target.label)
     return run.exit_code

@@ -159,6 +159,25 @@ def resolve_commit(root: str, ref: str) -> str:
     return sha
 
 
+def is_shallow(root: str) -> bool:
+    return decode(_git(root, "rev-parse", "--is-shallow-repository", check=False).stdout).strip() == "true"
+
+
+def remote_names(root: str) -> list[str]:
+    return decode(_git(root, "remote", check=False).stdout).split()
+
+
+def config_values(root: str, key: str) -> list[str]:
+    """Every value of a multi-valued key (`remote.origin.fetch`), in git's order."""
+    return decode(_git(root, "config", "--get-all", key, check=False).stdout).split()
+
+
+def recent_commits(root: str, rev: str, limit: int) -> list[str]:
+    """At most `limit` commits reachable from `rev`, newest first (fewer in a shallow clone)."""
+    proc = _git(root, "rev-list", f"--max-count={limit}", rev, "--", check=False)
+    return decode(proc.stdout).split() if proc.returncode == 0 else []
+
+
 def commit_message(root: str, rev: str = "HEAD") -> str:
     return decode(_git(root, "log", "-1", "--format=%B", rev).stdout)
 

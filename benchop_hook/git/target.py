@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from benchop_hook.errors import UsageError
+from benchop_hook.errors import GitError, UsageError
 from benchop_hook.git import repo as gitrepo
 
 
@@ -57,8 +57,7 @@ def resolve(
     if bool(from_ref) != bool(to_ref):
         raise UsageError("give both --from-ref and --to-ref, or neither.")
     if from_ref and to_ref:
-        frm = gitrepo.resolve_commit(root, from_ref)
-        to = gitrepo.resolve_commit(root, to_ref)
+        frm, to = _commit(root, from_ref), _commit(root, to_ref)
         head = gitrepo.verify(root, "HEAD") or ""
         return Target("range", from_ref, to_ref, frm, to, to_is_head=(to == head))
     if not gitrepo.has_commits(root):
@@ -67,6 +66,16 @@ def resolve(
             "commit first, or use --all-files."
         )
     return Target("staged", to_is_head=False)
+
+
+def _commit(root: str, ref: str) -> str:
+    """The commit `ref` names; when there is none, what to fetch (a CI checkout is often shallow)."""
+    try:
+        return gitrepo.resolve_commit(root, ref)
+    except GitError as exc:
+        from benchop_hook.git.shallow import missing_commit_message
+
+        raise GitError(missing_commit_message(root, ref), exc.exit_code) from None
 
 
 def changed_files(root: str, target: Target) -> list[gitrepo.Change]:

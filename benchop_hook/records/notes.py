@@ -40,18 +40,23 @@ class Run:
     python: str
     measures: tuple[Measure, ...]
     when: str = ""  # ISO time the numbers were taken
+    # per benchmark file, the seconds its cases took: what `run --shard` balances the shards by
+    seconds: tuple[tuple[str, float], ...] = ()
 
     def as_json(self) -> dict[str, object]:
         by_node: dict[str, list[dict[str, object]]] = {}
         for m in self.measures:
             by_node.setdefault(m.nodeid, []).append({"name": m.name, "value": m.value, "unit": m.unit})
-        return {
+        out: dict[str, object] = {
             "device": self.device,
             "torch": self.torch,
             "python": self.python,
             "when": self.when,
             "numbers": by_node,
         }
+        if self.seconds:
+            out["seconds"] = dict(self.seconds)
+        return out
 
 
 def run_from_json(d: Mapping[str, object]) -> Run | None:
@@ -71,12 +76,18 @@ def run_from_json(d: Mapping[str, object]) -> Run | None:
                     Measure(str(nodeid), str(it.get("name", "")), float(value), str(it.get("unit", "")))
                 )
     torch = d.get("torch")
+    seconds = d.get("seconds")
     return Run(
         device,
         torch if isinstance(torch, str) else None,
         str(d.get("python", "")),
         tuple(measures),
         str(d.get("when", "")),
+        tuple(
+            (str(p), float(v))
+            for p, v in (seconds.items() if isinstance(seconds, dict) else ())
+            if isinstance(v, (int, float)) and not isinstance(v, bool)
+        ),
     )
 
 
@@ -99,13 +110,15 @@ def render_note(runs: Iterable[Run]) -> str:
 def merge(existing: list[Run], new: Run) -> list[Run]:
     """`new` appended; the same device's older numbers for the same node ids dropped, the rest kept."""
     replaced = {m.nodeid for m in new.measures}
+    timed = {p for p, _ in new.seconds}
     out = []
     for r in existing:
         if r.device == new.device:
             kept = tuple(m for m in r.measures if m.nodeid not in replaced)
-            if not kept:
+            timings = tuple(t for t in r.seconds if t[0] not in timed)
+            if not kept and not timings:
                 continue
-            r = Run(r.device, r.torch, r.python, kept, r.when)
+            r = Run(r.device, r.torch, r.python, kept, r.when, timings)
         out.append(r)
     out.append(new)
     return out

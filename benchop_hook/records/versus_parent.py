@@ -257,7 +257,13 @@ class _Sessions:
 
 
 def _record(
-    root: str, commit: str, device: str, torch: str | None, python: str, values: dict[Key, tuple[float, str]]
+    root: str,
+    commit: str,
+    device: str,
+    torch: str | None,
+    python: str,
+    values: dict[Key, tuple[float, str]],
+    seconds: tuple[tuple[str, float], ...] = (),
 ) -> int:
     import datetime
 
@@ -265,7 +271,7 @@ def _record(
     if not measures:
         return 0
     when = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    notes.write_note(root, commit, notes.Run(device, torch, python, measures, when))
+    notes.write_note(root, commit, notes.Run(device, torch, python, measures, when, seconds))
     return len(measures)
 
 
@@ -336,5 +342,6 @@ def _record_run(job: Job, run: RunOutcome, passed: list[FileOutcome], echo: Call
         torch, python = runtime[0] or None, f"{_interp(job).path} (Python {runtime[1]})"
     else:
         torch, python = describe_interpreter(_interp(job))
-    n = _record(repo.root, commit, device_model(passed[0].device), torch, python, values)
+    seconds = tuple((o.path, round(o.busy, 3)) for o in passed if o.busy > 0)
+    n = _record(repo.root, commit, device_model(passed[0].device), torch, python, values, seconds)
     echo(f"bench-op: recorded {n} numbers for {commit[:12]} in git notes ({notes.REF}).")

@@ -55,6 +55,8 @@ def run_json(run: RunOutcome, target: Target) -> dict[str, Any]:
     if run.run_seconds is not None:
         data["benchmark_seconds"] = round(run.run_seconds, 3)
         data["pytest_sessions"] = run.sessions
+    if run.share is not None:
+        data["shard"] = run.share.as_json()
     if run.comparison is not None:  # baseline and change per number, regressions on top
         data = decorate_json(data, run.comparison)
     return data

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from benchop_hook.config import Config
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
 from benchop_hook.fixing.results import FileResult, StaticResult
+from benchop_hook.fixing.static import restrict
 from benchop_hook.report.run import outcome_lines
 from benchop_hook.report.text import render_check, unified_diff
 from benchop_hook.run.gpus import choose_gpus
@@ -36,6 +37,7 @@ from benchop_hook.run.runner import (
     uses_benchmark_fixture,
 )
 from benchop_hook.run.selection import Selection, select
+from benchop_hook.run.shards import Share, describe, take_share
 from benchop_hook.run.tree_guard import TreeGuard, save_patch
 
 if TYPE_CHECKING:  # the repair loop (libcst) is imported when a run starts: the early pytest starts first
@@ -88,16 +90,27 @@ def _execute(
     job: Job, static: Static, guard: TreeGuard, warm: Warm | None, prepare: Prepare | None, finalize: bool
 ) -> RunOutcome:
     result, ctx = static
+    shard = job.settings.shard if job.target.mode != "all" else frozenset()
+    share = _share(job, result, ctx, shard) if job.settings.split is not None else None
+    if share is not None:
+        shard = frozenset(share.files)
+    sel = select(result, ctx, shard, affected=job.settings.affected) if share is None or shard else None
+    if share is not None:  # this shard reports its own files, and the helpers they import
+        mine = shard | {h.path for h in (sel.helpers if sel else ())}
+        result = restrict(result, mine) if mine else replace(result, files=(), skipped=())
     wrote = bool(result.changes or result.findings)
     echo(render_check(result, wrote=True).rsplit("\n", 1)[0] if wrote else render_check(result))
-    shard = job.settings.shard if job.target.mode != "all" else frozenset()
-    sel = select(result, ctx, shard, affected=job.settings.affected)
+    if share is not None:
+        echo(describe(share))
     if sel is None:
-        if result.changes and not result.broken:
+        if result.changes and not result.broken and share is None:  # (a shard said what it took)
             echo("bench-op: no benchmark needs a change.")
         blocked = bool(result.broken)
         return RunOutcome(
-            "blocked" if blocked else "nothing-to-do", EXIT_BLOCKED if blocked else EXIT_OK, result
+            "blocked" if blocked else "nothing-to-do",
+            EXIT_BLOCKED if blocked else EXIT_OK,
+            result,
+            share=share,
         )
     _say_blocked(sel, job.repo.git_dir)
     # a wrong --python is a usage error before anything is written
@@ -106,7 +119,7 @@ def _execute(
     )
     runnable, excluded = write(sel, guard, prepare)
     if interp is None:
-        return _static_only(result, sel, runnable, excluded, guard, finalize)
+        return replace(_static_only(result, sel, runnable, excluded, guard, finalize), share=share)
     outcomes, seconds = run(_Env(job, ctx, guard, interp, warm), sel, runnable)
     outcomes, comps, written = settle(outcomes, guard, job.repo.git_dir, finalize=finalize)
     for o in outcomes:
@@ -123,8 +136,24 @@ def _execute(
         comps,
         run_seconds=sum(seconds),
         sessions=len(seconds),
+        share=share,
     )
     return _finish(done, job.cfg)
+
+
+def _share(job: Job, result: StaticResult, ctx: StaticContext, shard: frozenset[str]) -> Share:
+    """This runner's share of the files the run is about (those with tests: a helper goes with the files
+    that import it), split by their last recorded durations."""
+    from benchop_hook.records.durations import recorded_seconds
+
+    assert job.settings.split is not None
+    everything = select(result, ctx, shard, affected=job.settings.affected)
+    every = (*everything.tested, *everything.hand, *everything.importers) if everything else ()
+    files = sorted({fr.path for fr in every})
+    # Durations recorded before the change: what the shards record as they finish (on HEAD, or the range's
+    # end) must not change the split for a shard that starts later.
+    rev = job.target.from_rev or ("HEAD" if job.target.mode == "staged" else "HEAD~1")
+    return take_share(files, recorded_seconds(job.repo.root, rev, files), *job.settings.split)
 
 
 def _say_blocked(sel: Selection, git_dir: str) -> None:

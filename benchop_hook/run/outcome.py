@@ -14,6 +14,7 @@ from typing import Literal
 from benchop_hook.fixing.results import FileResult, StaticResult
 from benchop_hook.records.baseline import Comparison
 from benchop_hook.run.measurements import Number
+from benchop_hook.run.shards import Share
 
 # "not-run": the file could not run on this machine (no GPU, a module or pytest missing in the benchmark
 # interpreter, --no-run); its static fix stands.
@@ -43,6 +44,9 @@ class FileOutcome:
     uses: frozenset[str] = frozenset()  # helpers bench-op changed that this file imports
     helper: bool = False  # a module without tests, checked through the benchmark files that import it
     late: bool = False  # blocked after the run, when the follow-up commit was assembled
+    busy: float = (
+        0.0  # seconds its cases took in its last run (recorded with its numbers: shards balance by it)
+    )
 
     @property
     def bad(self) -> bool:
@@ -122,3 +126,4 @@ class RunOutcome:
     sessions: int = 0
     commit: str | None = None  # the follow-up commit made
     comparison: Comparison | None = None  # against the parent, with --baseline (versus_parent.py)
+    share: Share | None = None  # with --shard: the share of the affected files this run took

@@ -119,7 +119,11 @@ class FileRepair:
         if v.kind in ("passed", "self-skipped") and self.probe and res.selected < res.collected:
             self.probe = False
             return
-        self.out = out = replace(out, cases=sum(1 for t in res.tests if t.outcome == "passed"))
+        self.out = out = replace(
+            out,
+            cases=sum(1 for t in res.tests if t.outcome == "passed"),
+            busy=sum(t.duration for t in res.tests),
+        )
         if v.kind == "passed":
             skipped = f"{v.skipped_no_gpu} case(s) skipped: no CUDA device visible"
             notes = (*out.notes, skipped) if v.skipped_no_gpu else out.notes

@@ -40,8 +40,11 @@ def test_shallow_clone(tmp_path: Path, repo: Repo) -> None:
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo.path}", str(clone))
     c = Repo(clone)
     r = c.cli("check", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
-    assert r.returncode == 2 and "'HEAD~1' is not a commit" in one_line_error(r)
+    assert (
+        r.returncode == 2 and "'HEAD~1' is not in this shallow clone: fetch more history" in one_line_error(r)
+    )
     r = c.cli("check", "--all-files")
+    assert "bench-op: this clone is shallow" in r.stderr
     # The only commit is the tip, which already had the new signature: nothing says what the old calls meant.
     assert r.returncode == 1 and "its Op did not change since the benchmark's last commit" in r.stdout
     # A new commit on top of the shallow tip works as anywhere else.

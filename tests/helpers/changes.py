@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.helpers.repo import PROJECT, Repo
+from tests.helpers.sources import SPLAT_BENCH
 
 CHANGE = PROJECT / "examples" / "reduce-rows-from-input"  # the Op change the README's demo commits
 REDUCTION_N_DIM = (CHANGE / "src/minitile/ops/reduction.py").read_text()
@@ -64,3 +65,20 @@ CHANGES = [
     change_attention_shift,
     change_gelu_default,
 ]
+
+
+def every_kind_of_call(repo: Repo) -> None:
+    """Two commits, the second an Op change that meets every kind of call: provably broken with a fix, broken
+    with no fix (a new required parameter and no evidence), reported (a default that changed under it),
+    unknown (a splatted dict)."""
+    repo.write("benchmarks/ops/bench_splat.py", SPLAT_BENCH)
+    repo.commit("a benchmark built from workload dicts")
+    reduction_change(repo)
+    change_norm_rename(repo)
+    change_gelu_default(repo)
+    repo.replace(
+        "src/minitile/ops/gemm.py",
+        "def __init__(self, M, N, K, dtype, trans_b=False):",
+        "def __init__(self, M, N, K, dtype, alpha, trans_b=False):",
+    )
+    repo.commit("the Op changes")

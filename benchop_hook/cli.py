@@ -116,6 +116,9 @@ def _run(sub: _SubParsers) -> None:
     p = _add(sub, "run", help="rewrite, run the affected benchmarks, repair until they print numbers, commit")
     _add_target(p)
     _add_run_options(p)
+    p.add_argument(
+        "--op", metavar="NAME", help="only the benchmark calls of this Op class (and its successor)"
+    )
 
 
 def _hook(sub: _SubParsers) -> None:

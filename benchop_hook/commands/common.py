@@ -118,6 +118,13 @@ def run_settings(
     or not there turns out to be work, so this is asked before anything decides there is none."""
     from benchop_hook.run.job import settings
 
+    if opts.op is not None and (opts.all_files or not opts.op.isidentifier()):
+        from benchop_hook.errors import UsageError
+
+        raise UsageError(
+            "--op takes an Op class name and works on a diff (staged changes or --from-ref/--to-ref), "
+            "not on --all-files."
+        )
     return settings(
         cfg,
         timeout=opts.timeout,
@@ -131,6 +138,7 @@ def run_settings(
         only=opts.only,
         baseline=opts.baseline,
         affected=affected,
+        op=opts.op,
     )
 
 

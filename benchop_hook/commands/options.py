@@ -42,6 +42,7 @@ class Options:
     gpus: str | None = None
     baseline: bool = False  # compare with the parent (issue 14)
     repeats: int | None = None  # runs per side when both run now (default: config baseline-repeats)
+    op: str | None = None  # --op NAME: only the calls of this Op class (and its successor)
     # history
     what: str | None = None  # a benchmark file or a node id
     plot: str | None = None  # PNG path

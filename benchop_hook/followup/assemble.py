@@ -51,7 +51,13 @@ def _static(job: Job, bench_from: str) -> Static:
     from benchop_hook.fixing.static import static_pass
 
     return static_pass(
-        job.repo, job.cfg, job.target, job.changes, bench_from=bench_from, only=job.settings.only
+        job.repo,
+        job.cfg,
+        job.target,
+        job.changes,
+        bench_from=bench_from,
+        only=job.settings.only,
+        op=job.settings.op,
     )
 
 

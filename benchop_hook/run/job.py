@@ -28,6 +28,7 @@ class RunSettings:
     repeats: int = 3  # runs per side when both run now
     affected: bool = False  # run every benchmark function that builds a changed class, fixed or not
     env: tuple[tuple[str, str], ...] = ()  # more environment for the benchmark sessions
+    op: str | None = None  # only the calls of this Op class (and its successor)
 
 
 def settings(
@@ -44,6 +45,7 @@ def settings(
     only: frozenset[str] | None = None,
     baseline: bool = False,
     affected: bool = False,
+    op: str | None = None,
 ) -> RunSettings:
     """The command line's values over the config's, checked: a bad value is a usage error whether or not
     there turns out to be work."""
@@ -69,6 +71,7 @@ def settings(
         baseline,
         n,
         affected,
+        op=op,
     )
 
 

@@ -68,6 +68,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="runs per side when both run now (default: [tool.bench-op] baseline-repeats, 3)",
     )
+    p.add_argument(
+        "--agent",
+        metavar="CMD",
+        help="hand what bench-op could not fix to this coding agent (default: git config bench-op.agent)",
+    )
+    p.add_argument("--no-agent", action="store_true", help="no coding agent for this run")
 
 
 class _Formatter(argparse.HelpFormatter):

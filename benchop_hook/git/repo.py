@@ -444,6 +444,14 @@ def has_unmerged(root: str) -> bool:
     return bool(out.strip(b"\0"))
 
 
+def config_value(root: str, key: str) -> str | None:
+    """`git config --get KEY` as this repository sees it (its own config over the user's); None when unset."""
+    proc = git(root, "config", "--get", key, check=False)
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.decode("utf-8", "surrogateescape").strip() or None
+
+
 def commit_message(root: str, rev: str = "HEAD") -> str:
     return git_text(root, "log", "-1", "--format=%B", rev)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from benchop_hook.agent.settings import Agent
 from benchop_hook.config import Config, parse_gpus
 from benchop_hook.errors import UsageError
 from benchop_hook.git.repo import Change, RepoPaths
@@ -28,6 +29,7 @@ class RunSettings:
     repeats: int = 3  # runs per side when both run now
     affected: bool = False  # run every benchmark function that builds a changed class, fixed or not
     env: tuple[tuple[str, str], ...] = ()  # more environment for the benchmark sessions
+    agent: Agent | None = None  # the person's coding agent, for what bench-op could not fix
     op: str | None = None  # only the calls of this Op class (and its successor)
 
 
@@ -45,6 +47,7 @@ def settings(
     only: frozenset[str] | None = None,
     baseline: bool = False,
     affected: bool = False,
+    agent: Agent | None = None,
     op: str | None = None,
 ) -> RunSettings:
     """The command line's values over the config's, checked: a bad value is a usage error whether or not
@@ -71,6 +74,7 @@ def settings(
         baseline,
         n,
         affected,
+        agent=agent,
         op=op,
     )
 

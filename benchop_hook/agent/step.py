@@ -214,7 +214,11 @@ def _checked(
         if path == b.path:
             to_collect.update(verdict.to_collect)
     if not problems and to_collect:
-        problems += too_few(to_collect, _collect(interp, sb.path, b.path, env, job.settings.timeout))
+        collected = _collect(interp, sb.path, b.path, env, job.settings.timeout)
+        if isinstance(collected, str):
+            problems.append(f"its cases could not be counted: {collected}")
+        else:
+            problems += too_few(to_collect, collected)
     if problems:
         return "wrote an edit bench-op's checks refuse: " + "; ".join(problems) + saved
     echo(
@@ -281,15 +285,18 @@ def _environment(job: Job, b: Blocked, interp: Interpreter, task: str, command: 
 
 def _collect(
     interp: Interpreter, where: str, path: str, env: Mapping[str, str], timeout: float
-) -> dict[str, int]:
-    """How many cases each test function of `path` collects in the sandbox."""
+) -> dict[str, int] | str:
+    """How many cases each test function of `path` collects in the sandbox; or why collection failed."""
     import subprocess
 
     cmd = [interp.path, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", path]
     try:
         proc = subprocess.run(cmd, cwd=where, env=dict(env), capture_output=True, text=True, timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"pytest --collect-only did not finish ({exc})"
+    if proc.returncode not in (0, 5):
+        lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()]
+        return f"pytest --collect-only failed: {lines[-1] if lines else f'exit {proc.returncode}'}"
     return counted([line.strip() for line in proc.stdout.splitlines() if "::" in line], path)
 
 
@@ -319,9 +326,10 @@ def _run_edit(
     out = run_one(job, ctx, guard, interp, fr)
     out = replace(out, agent=by, written=out.written | (frozenset(tried.edited) - {b.path}))
     if out.status != "passed":
-        why = f"the agent's edit ({by.name}) passed the checks, but " + (
-            f"its run {out.reason}" if out.status == "blocked" else f"it {out.status}: {out.reason}"
-        )
+        why = f"the agent's edit ({by.name}) passed the checks, but " + {
+            "blocked": f"its run failed: {out.reason}",
+            "failed": f"its run printed no numbers: {out.reason}",
+        }.get(out.status, f"it could not run here ({out.reason}), and only numbers keep an agent's edit")
         out = replace(out, status="blocked", reason=why, agent=replace(by, diff=""))  # nothing of it kept
     settled, _, _ = settle([out], guard, job.repo.git_dir, finalize=finalize)
     return settled[0]

@@ -172,7 +172,9 @@ def test_an_agent_whose_edit_binds_but_fails_to_run_is_blocked_with_its_patch(
     assert r.returncode == 1, r.stdout + r.stderr
     b = _bench(data)
     assert b["status"] == "blocked" and b["iterations"] == 1
-    assert b["reason"].startswith("the agent's edit (hasty) passed the checks, but its run ValueError")
+    assert b["reason"].startswith(
+        "the agent's edit (hasty) passed the checks, but its run failed: ValueError"
+    )
     assert "torch.float16" in Path(b["patch"]).read_text()
     assert state(repo) == before
 
@@ -378,3 +380,17 @@ def test_the_follow_up_hook_asks_the_agent_after_a_commit(repo: Repo, tmp_path: 
         "gemm: built from the shapes of its inputs",
     ]
     assert repo.log(fmt="%(trailers:key=Bench-Op-Agent,valueonly)")[0] == "fixer"
+
+
+def test_an_agent_edit_that_cannot_run_here_is_not_kept(repo: Repo, tmp_path: Path) -> None:
+    """bench-op's own fix stands without a GPU; an agent's edit needs numbers to be kept."""
+    _gemm_change(repo, nt_case=False)
+    before = state(repo)
+    needs = agents.FIXES.replace("write(source", "write('import not_installed_here\\n' + source")
+    _use(repo, agents.agent(tmp_path, "fixer", needs))
+    r, data = run_json(repo, tmp_path, *RANGE)
+    assert r.returncode == 1, r.stdout + r.stderr
+    reason = _bench(data)["reason"]
+    assert "could not run here (No module named 'not_installed_here'" in reason
+    assert "only numbers keep an agent's edit" in reason
+    assert state(repo) == before

@@ -13,14 +13,15 @@ from benchop_hook.run.job import Job
 from benchop_hook.run.notrun import CannotRun, Environment
 from benchop_hook.run.outcome import FileOutcome
 from benchop_hook.run.repair import LoopContext, repair_all
-from benchop_hook.run.runner import Interpreter, probe, uses_benchmark_fixture
+from benchop_hook.run.runner import Interpreter, Warm, probe, uses_benchmark_fixture
 from benchop_hook.run.tree_guard import TreeGuard
 
 
 def run_one(
-    job: Job, ctx: StaticContext, guard: TreeGuard, interp: Interpreter, fr: FileResult
+    job: Job, ctx: StaticContext, guard: TreeGuard, interp: Interpreter, fr: FileResult, warm: Warm | None
 ) -> FileOutcome:
-    """One benchmark file, already written through `guard`, run until it prints numbers or blocks."""
+    """One benchmark file, already written through `guard`, run until it prints numbers or blocks. `warm`:
+    a pytest process started while the agent worked (its interpreter start and imports are done by now)."""
     gpus = choose_gpus(job.settings.gpus, interp, 1, echo)
     try:
         if uses_benchmark_fixture(guard.read(fr.path)):
@@ -39,6 +40,7 @@ def run_one(
             log_dir=os.path.join(job.repo.git_dir, "bench-op", "logs"),
             extra_env={**dict(job.settings.env), **({"CUDA_VISIBLE_DEVICES": gpus[0]} if gpus else {})},
             env=Environment.of(job.repo.root, interp.path, list(job.changes)),
+            warm=warm,
         )
         (out,) = repair_all([(fr, True)], loop, gpus[:1])
     except CannotRun as exc:

@@ -33,7 +33,7 @@ from benchop_hook.run.gpus import visible_gpus
 from benchop_hook.run.job import Job
 from benchop_hook.run.outcome import ByAgent, FileOutcome, RunOutcome, components
 from benchop_hook.run.repair import node_targets
-from benchop_hook.run.runner import Interpreter, resolve_python
+from benchop_hook.run.runner import Interpreter, Warm, resolve_python, start_warm
 from benchop_hook.run.tree_guard import TreeGuard, read_bytes, save_patch
 
 
@@ -117,6 +117,27 @@ def _one(
     interp: Interpreter,
 ) -> FileOutcome:
     """The agent's tries on one file, each in a fresh sandbox, until one is kept or none is left."""
+    # The benchmark interpreter starts now: its start and imports (pytest, torch) overlap with the agent's
+    # work, and the run of an accepted edit takes it.
+    warm = start_warm(job.repo.root, job.settings.python, job.cfg)
+    try:
+        return _tries(job, ctx, agent, b, guard, prepare, finalize, interp, warm)
+    finally:
+        if warm is not None:
+            warm.close()
+
+
+def _tries(
+    job: Job,
+    ctx: StaticContext,
+    agent: Agent,
+    b: Blocked,
+    guard: TreeGuard,
+    prepare: Prepare | None,
+    finalize: bool,
+    interp: Interpreter,
+    warm: Warm | None,
+) -> FileOutcome:
     previous: str | None = None
     last: Attempt | None = None
     for n in range(1, agent.attempts + 1):
@@ -124,7 +145,7 @@ def _one(
             echo(f"bench-op: asking the agent ({agent.name}) again about {b.path} ({n} of {agent.attempts})")
         last = _attempt(job, ctx, agent, b, interp, previous, n)
         if last.refused is None:
-            out = _run_edit(job, ctx, b, last, guard, prepare, finalize, interp)
+            out = _run_edit(job, ctx, b, last, guard, prepare, finalize, interp, warm)
             if out.status == "passed" or n == agent.attempts:
                 return out
             previous = out.reason
@@ -309,6 +330,7 @@ def _run_edit(
     prepare: Prepare | None,
     finalize: bool,
     interp: Interpreter,
+    warm: Warm | None,
 ) -> FileOutcome:
     """The accepted edit written through the tree guard and run as bench-op runs its own fixes."""
     by = tried.agent
@@ -323,7 +345,7 @@ def _run_edit(
                 b.path, status="blocked", reason=f"{path}: {on_disk.reason}", patch=patch, agent=by
             )
         guard.write(path, on_disk)
-    out = run_one(job, ctx, guard, interp, fr)
+    out = run_one(job, ctx, guard, interp, fr, warm)
     out = replace(out, agent=by, written=out.written | (frozenset(tried.edited) - {b.path}))
     if out.status != "passed":
         why = f"the agent's edit ({by.name}) passed the checks, but " + {

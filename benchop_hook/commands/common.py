@@ -122,10 +122,12 @@ def run_settings(
 ) -> RunSettings:
     """The run's settings, the command line over the config, checked: a bad value is a usage error whether
     or not there turns out to be work, so this is asked before anything decides there is none."""
-    from benchop_hook.agent.settings import choose
     from benchop_hook.run.job import settings
 
-    choose(cfg, given=opts.agent, off=opts.no_agent, configured=None)  # --agent '' or both: a usage error
+    if opts.agent is not None or opts.no_agent:
+        from benchop_hook.agent.settings import choose
+
+        choose(cfg, given=opts.agent, off=opts.no_agent, configured=None)  # --agent '' or both: usage errors
     if opts.op is not None and (opts.all_files or not opts.op.isidentifier()):
         from benchop_hook.errors import UsageError
 

@@ -5,12 +5,15 @@ the command line): where (`RepoPaths`, `Config`), what (`Target` and the changed
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from benchop_hook.agent.settings import Agent
 from benchop_hook.config import Config, parse_gpus
 from benchop_hook.errors import UsageError
 from benchop_hook.git.repo import Change, RepoPaths
 from benchop_hook.git.target import Target
+
+if TYPE_CHECKING:  # (the no-op hook builds RunSettings on every commit: no import it does not need)
+    from benchop_hook.agent.settings import Agent
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,6 @@ MAX_LINES = 60
 LONG_OK = "# long:"  # a function may be longer when its def line says why, after this marker
 # ... or here, for modules other branches are changing now (a comment on their def lines would only conflict).
 REASONS = {
-    "benchop_hook.analysis.changes.detect": (
-        "one pass pairing old and new classes (kept, moved, renamed, removed) over maps it shares"
-    ),
-    "benchop_hook.analysis.edits.diff": (
-        "one table-like walk over two signatures; each edit kind is a few lines"
-    ),
     "benchop_hook.fixing.plan.plan": (
         "one walk over the arguments that builds the plan and checks that it binds; split, the invariants "
         "it keeps would be spread over several functions"
@@ -26,11 +20,8 @@ REASONS = {
 # Functions that the mechanical reflow to 110 columns (ruff format) took past 60 lines: each is split as
 # its package is restructured, and this list shrinks to nothing.
 REFLOWED = {
-    "benchop_hook.analysis.callsites._collect",
-    "benchop_hook.analysis.callsites.elements_source",
     "benchop_hook.fixing.forked.map_split",
     "benchop_hook.fixing.plan.plan_explicit",
-    "benchop_hook.git.commit.follow_up_commit",
     "benchop_hook.records.baseline.compare",
     "benchop_hook.records.versus_parent._run_both",
     "benchop_hook.rewrite.edit._rewrite_by_statement",

@@ -27,9 +27,9 @@ ENV = "BENCHOP_TIMINGS"
 STAGES: tuple[tuple[str, str, str], ...] = (
     ("benchop_hook.commands.common", "quick", "repository, config, what changed (git)"),
     ("benchop_hook.fixing.static", "static_pass", "static pass, all of it"),
-    ("benchop_hook.git.repo", "list_tracked", "  list of tracked files (git)"),
-    ("benchop_hook.git.repo", "WorkTree.read", "  read files from the working tree"),
-    ("benchop_hook.git.repo", "GitSnapshot.read", "  read blobs from git"),
+    ("benchop_hook.git.snapshots", "list_tracked", "  list of tracked files (git)"),
+    ("benchop_hook.git.snapshots", "WorkTree.read", "  read files from the working tree"),
+    ("benchop_hook.git.snapshots", "GitSnapshot.read", "  read blobs from git"),
     ("benchop_hook.analysis.modules", "parse_source", "  parse (ast) and read classes/imports"),
     ("benchop_hook.fixing.detect", "_Detector.interface_changed", "  interface files: constructors changed?"),
     ("benchop_hook.fixing.detect", "_Detector.rename_votes", "  rename votes from the other changed files"),
@@ -45,7 +45,11 @@ STAGES: tuple[tuple[str, str, str], ...] = (
         "_FromHistory.fix",
         "    all-files: fix from the benchmark's last commit",
     ),
-    ("benchop_hook.git.last_commit", "History.base_for", "    all-files: last commit of a benchmark (git)"),
+    (
+        "benchop_hook.git.last_commit",
+        "LastCommits.base_for",
+        "    all-files: last commit of a benchmark (git)",
+    ),
     ("benchop_hook.rewrite.edit", "rewrite", "  rewrite (libcst)"),
     ("benchop_hook.report.text", "render_check", "report"),
     # the run: what sits between the static pass and the numbers, and after them

@@ -72,6 +72,43 @@ def replay(bundle: Path, commit: str, work: Path) -> Path:
     return tree
 
 
+def through_the_hook(bundle: Path, commit: str, work: Path, out: Path) -> list[str]:
+    """`commit` as the engineers committed it (their benchmark edits included), made with `git commit` in a
+    clone at its parent where `bench-op install` put the post-commit hook: the affected benchmarks run
+    after the commit, their numbers are recorded on it, and no follow-up commit is made when nothing
+    needed a fix."""
+    tree = work / f"{commit}-hook"
+    subprocess.run(["rm", "-rf", str(tree)], check=True)
+    git(work, "clone", "-q", str(bundle), str(tree))
+    git(tree, "checkout", "-q", "-b", "hooked", f"{commit}~1")
+    with (tree / "pyproject.toml").open("a") as f:
+        f.write(CONFIG)
+    git(tree, "commit", "-q", "-am", "bench-op configuration")
+    env = dict(os.environ, **ENV)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    subprocess.run([sys.executable, "-m", "benchop_hook", "install"], cwd=tree, env=env, check=True)
+    patch = git(tree, "diff", "--binary", f"{commit}~1", commit, "--", ".", ":(exclude)pyproject.toml")
+    git(tree, "apply", "--index", stdin=patch)
+    msg = git(tree, "log", "-1", "--format=%s", commit).strip()
+    t0 = time.monotonic()
+    r = subprocess.run(["git", "commit", "-q", "-m", msg], cwd=tree, env=env, capture_output=True, text=True)
+    seconds = time.monotonic() - t0
+    (out / f"{commit}-hook.log").write_text(
+        f"$ git commit (exit {r.returncode}, {seconds:.1f} s)\n{r.stdout}\n{r.stderr}"
+    )
+    head = git(tree, "log", "-1", "--format=%H %s").strip()
+    note = subprocess.run(
+        ["git", "notes", "--ref", "bench-op", "show", "HEAD"], cwd=tree, capture_output=True, text=True
+    ).stdout
+    numbers = note.count('"value"')
+    return [
+        f"{commit} through the post-commit hook, as committed: git commit exit {r.returncode}, "
+        f"{seconds:.0f} s",
+        f"  HEAD is {head[:60]}",
+        f"  numbers recorded on HEAD in git notes: {numbers}",
+    ]
+
+
 AGENT = [sys.executable, str(ROOT / "realworld" / "engineers_agent.py")]
 
 
@@ -188,6 +225,11 @@ def main(argv: list[str] | None = None) -> int:
         "--agent-wrong", default="", help="commits to replay again with an agent whose edit drops a case"
     )
     ap.add_argument(
+        "--as-committed",
+        action="store_true",
+        help="commit each commit whole (its benchmark edits too) through the installed post-commit hook",
+    )
+    ap.add_argument(
         "--files",
         default="",
         help="comma-separated benchmark files: run only these (a shard of the "
@@ -201,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     for commit in args.commits.split(","):
         if time.monotonic() - t_start > args.deadline:
             lines.append(f"{commit}: not started (past --deadline {args.deadline:.0f} s)")
+            continue
+        if args.as_committed:
+            lines += through_the_hook(args.bundle.resolve(), commit, args.work, args.out)
             continue
         tree = replay(args.bundle.resolve(), commit, args.work)
         shard = [f for f in args.files.split(",") if f]

@@ -9,10 +9,12 @@ same body).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from benchop_hook.analysis.edits import Edit, EditKind, diff
-from benchop_hook.analysis.modules import ClassRef, Project
+from benchop_hook.analysis.modules import ClassRef
+from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Signature
 
 
@@ -24,9 +26,13 @@ class MethodChange:
     edits: tuple[Edit, ...]
 
 
+# A Literal, not an Enum: the status is printed and written to JSON as these very strings.
+ChangeStatus = Literal["changed", "moved", "renamed", "removed"]
+
+
 @dataclass(frozen=True)
 class OpChange:
-    status: str  # "changed", "moved", "renamed", "removed"
+    status: ChangeStatus
     old: ClassRef | None
     new: ClassRef | None
     old_sig: Signature | None
@@ -121,7 +127,7 @@ def _init_owner(project: Project, ref: ClassRef) -> ClassRef | None:
 
 
 def _compare(
-    status: str,
+    status: ChangeStatus,
     old_p: Project,
     old: ClassRef,
     new_p: Project,
@@ -149,6 +155,10 @@ def _same_body(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) -> 
 def _compatible(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) -> bool:
     """A successor's constructor asks for nothing the old one did not take (unknown ones pass: only the name
     is followed)."""
+    if _is_enum(old_p, old) != _is_enum(new_p, new):
+        # An enum's members are read, not built: a class in its place is no successor, whatever the exports
+        # say.
+        return False
     o, n = old_p.constructor(old), new_p.constructor(new)
     if o is None or n is None:
         return True
@@ -158,6 +168,14 @@ def _compatible(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) ->
     # Required parameters renamed slot for slot ((d_in, h_in, w_in) -> (d, h, w)) are no new demand.
     names |= {e.new_name for e in diff(o, n) if e.kind is EditKind.RENAMED and e.new_name}
     return all(p.name in names for p in n.params if p.required)
+
+
+_ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"})
+
+
+def _is_enum(project: Project, ref: ClassRef) -> bool:
+    ci = project.class_info(ref)
+    return ci is not None and any(b.rsplit(".", 1)[-1] in _ENUM_BASES for b in ci.bases)
 
 
 def _pair_renamed(
@@ -216,50 +234,94 @@ def detect(
     """Op changes between `old_p` and `new_p`, given the op files that changed on each side."""
     old_refs = {r for p in old_paths for r in classes_in(old_p, p)}
     new_refs = {r for p in new_paths for r in classes_in(new_p, p)}
-    changes: dict[ClassRef, OpChange] = {}
-    handled_old: set[ClassRef] = set()
-    handled_new: set[ClassRef] = set()
+    found = _Found()
+    _compare_kept(old_p, new_p, old_refs & new_refs, hints, found)
+    appeared = sorted(new_refs - old_refs, key=lambda r: r.qualname)
+    leftover = _follow_vanished(old_p, new_p, old_refs - new_refs, appeared, hints, found)
+    fresh = [r for r in appeared if r not in found.paired and new_p.builds(r)]
+    _pair_leftover(old_p, new_p, leftover, fresh, hints, rename_votes, found)
+    _through_bases(old_p, new_p, op_paths, hints, found)
+    return sorted(found.changes.values(), key=lambda c: (c.path or "", c.name))
 
-    def is_op(old: ClassRef | None, new: ClassRef | None) -> bool:
-        return (old is not None and old_p.builds(old)) or (new is not None and new_p.builds(new))
 
-    for ref in sorted(old_refs & new_refs, key=lambda r: r.qualname):
-        if is_op(ref, ref):
+@dataclass
+class _Found:
+    """What `detect`'s steps have found so far: the changes, by new class (by old class for a removal),
+    and the new classes already paired with an old one, which no later step may pair again."""
+
+    changes: dict[ClassRef, OpChange] = field(default_factory=dict)
+    paired: set[ClassRef] = field(default_factory=set)
+
+
+def _compare_kept(
+    old_p: Project, new_p: Project, kept: set[ClassRef], hints: RenameHints | None, found: _Found
+) -> None:
+    """Classes of a changed op file on both sides, compared under their own name."""
+    for ref in sorted(kept, key=lambda r: r.qualname):
+        if old_p.builds(ref) or new_p.builds(ref):
             ch = _compare("changed", old_p, ref, new_p, ref, hints)
             if ch:
-                changes[ref] = ch
-        handled_old.add(ref)
-        handled_new.add(ref)
+                found.changes[ref] = ch
+        found.paired.add(ref)
 
-    appeared = sorted(new_refs - old_refs, key=lambda r: r.qualname)
+
+def _follow_vanished(
+    old_p: Project,
+    new_p: Project,
+    vanished: set[ClassRef],
+    appeared: list[ClassRef],
+    hints: RenameHints | None,
+    found: _Found,
+) -> list[ClassRef]:
+    """Op classes gone from their file that are still importable under their old name, or that moved to
+    a file where a class of the same name appeared. Returns the others: renamed or removed."""
     leftover: list[ClassRef] = []
-    for ref in sorted(old_refs - new_refs, key=lambda r: r.qualname):
+    for ref in sorted(vanished, key=lambda r: r.qualname):
         if not old_p.builds(ref):
             continue
-        handled_old.add(ref)
         still = new_p.resolve_name(ref.module, ref.name)
         if isinstance(still, ClassRef):
             # Still importable under its old name (a re-export alias, or moved but re-exported).
-            status = "changed" if still == ref else ("renamed" if still.name != ref.name else "moved")
+            status: ChangeStatus = (
+                "changed" if still == ref else ("renamed" if still.name != ref.name else "moved")
+            )
             ch = _compare(status, old_p, ref, new_p, still, hints)
             if ch:
-                changes[still] = ch
-            handled_new.add(still)
+                found.changes[still] = ch
+            found.paired.add(still)
+            continue
+        mi = new_p.module(ref.module)
+        if mi is not None and ref.name in mi.names:
+            # The name lives on as something else (a factory function that picks a class): calls through it
+            # may bind; which class it builds is the factory's business, so no class is its successor here.
             continue
         successor = next(
-            (r for r in appeared if r.name == ref.name and r not in handled_new and new_p.builds(r)), None
+            (r for r in appeared if r.name == ref.name and r not in found.paired and new_p.builds(r)), None
         )
         if successor is None:
             leftover.append(ref)
             continue
-        handled_new.add(successor)
+        found.paired.add(successor)
         ch = _compare("moved", old_p, ref, new_p, successor, hints)
         if ch:
-            changes[successor] = ch
-    fresh = [r for r in appeared if r not in handled_new and new_p.builds(r)]
-    for ref, successor, evidence, candidates in _pair_renamed(old_p, new_p, leftover, fresh, rename_votes):
+            found.changes[successor] = ch
+    return leftover
+
+
+def _pair_leftover(
+    old_p: Project,
+    new_p: Project,
+    leftover: list[ClassRef],
+    fresh: list[ClassRef],
+    hints: RenameHints | None,
+    votes: RenameVotes | None,
+    found: _Found,
+) -> None:
+    """Each class left over, paired with the class that replaced it when the evidence says which;
+    else removed, with the candidates the evidence could not choose between."""
+    for ref, successor, evidence, candidates in _pair_renamed(old_p, new_p, leftover, fresh, votes):
         if successor is None:
-            changes[ref] = OpChange(
+            found.changes[ref] = OpChange(
                 "removed",
                 ref,
                 None,
@@ -272,18 +334,26 @@ def detect(
                 candidates=candidates,
             )
             continue
-        handled_new.add(successor)
-        status = "renamed" if successor.name != ref.name else "moved"
+        found.paired.add(successor)
+        status: ChangeStatus = "renamed" if successor.name != ref.name else "moved"
         ch = _compare(status, old_p, ref, new_p, successor, hints)
         if ch:
-            changes[successor] = replace(ch, evidence=evidence)
+            found.changes[successor] = replace(ch, evidence=evidence)
 
-    # A constructor change in a base class reaches every subclass that inherits it, in any op file.
-    frontier = {c.new for c in changes.values() if c.new is not None and (c.edits or c.methods)}
-    seen = set(handled_new)
+
+def _through_bases(
+    old_p: Project,
+    new_p: Project,
+    op_paths: Callable[[], Iterable[str]],
+    hints: RenameHints | None,
+    found: _Found,
+) -> None:
+    """A constructor change in a base class reaches every subclass that inherits it, in any op file."""
+    frontier = {c.new for c in found.changes.values() if c.new is not None and (c.edits or c.methods)}
+    seen = set(found.paired)
     while frontier:
         names = {r.name for r in frontier}
-        found: set[ClassRef] = set()
+        reached: set[ClassRef] = set()
         for path in op_paths():
             data = new_p.snapshot.read(path)
             if data is None or not any(n.encode() in data for n in names):
@@ -301,7 +371,6 @@ def detect(
                     continue
                 ch = _compare("changed", old_p, old_ref, new_p, ref, hints, via=through)
                 if ch:
-                    changes[ref] = ch
-                    found.add(ref)
-        frontier = found
-    return sorted(changes.values(), key=lambda c: (c.path or "", c.name))
+                    found.changes[ref] = ch
+                    reached.add(ref)
+        frontier = reached

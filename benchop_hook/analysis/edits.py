@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Literal, NamedTuple
 
 from benchop_hook.analysis.signatures import Kind, Param, Signature, same_default
 
@@ -22,6 +23,11 @@ class EditKind(str, Enum):
     DEFAULT_CHANGED = "default changed"
 
 
+# What shows a parameter was renamed: the updated tests pass the old value under the new name, or the
+# new parameter takes the old one's slot with the same kind.
+RenamedBy = Literal["tests", "position"]
+
+
 @dataclass(frozen=True)
 class Edit:
     kind: EditKind
@@ -33,7 +39,7 @@ class Edit:
     new_kind: Kind | None = None
     old_default: str | None = None
     new_default: str | None = None
-    by: str | None = None  # RENAMED: "tests" (the updated tests show it) or "position" (same slot and kind)
+    by: RenamedBy | None = None  # RENAMED: what shows it
     contested: str | None = None  # REMOVED: the new parameter in its slot, not taken as its rename (see diff)
 
     def explain(self) -> str:
@@ -108,16 +114,81 @@ def _inserts_before_next(
     )
 
 
+def _folds(old: Param, old_named: list[Param], new_named: list[Param]) -> bool:
+    """More parameters went than came in `old`'s run between two surviving ones: (M, hidden, eps) ->
+    (normalized_shape, eps) may fold both into one, so the slot can't say that M became normalized_shape."""
+    new_names = {p.name for p in new_named}
+    old_names = {p.name for p in old_named}
+    i = [p.name for p in old_named].index(old.name)
+    lo = i
+    while lo > 0 and old_named[lo - 1].name not in new_names:
+        lo -= 1
+    hi = i
+    while hi + 1 < len(old_named) and old_named[hi + 1].name not in new_names:
+        hi += 1
+    before = old_named[lo - 1].name if lo > 0 else None
+    after = old_named[hi + 1].name if hi + 1 < len(old_named) else None
+    names = [p.name for p in new_named]
+    start = names.index(before) + 1 if before is not None else 0
+    end = names.index(after) if after is not None else len(names)
+    came = [n for n in names[start:end] if n not in old_names]
+    return hi - lo + 1 > len(came)
+
+
+class _Pairing(NamedTuple):
+    """The parameters only one side has, after pairing removed ones with added ones as renames."""
+
+    renames: dict[str, str]  # old name -> new name
+    by_tests: set[str]  # the old names the tests' hints paired
+    contested: dict[str, str]  # removed -> the new parameter in its slot, not taken as its rename
+    removed: list[Param]
+    added: list[Param]
+
+
 def diff(old: Signature, new: Signature, rename_hints: dict[str, str] | None = None) -> list[Edit]:
     """Typed edits turning `old` into `new`. `rename_hints` (old -> new) come from the updated tests."""
-    hints = dict(rename_hints or {})
     old_named, new_named = _named(old), _named(new)
+    old_names = [p.name for p in old_named]
+    new_names = [p.name for p in new_named]
+    pairing = _pair_renames(old_named, new_named, dict(rename_hints or {}))
+    edits: list[Edit] = [
+        Edit(
+            EditKind.REMOVED,
+            p.name,
+            old_index=old_names.index(p.name),
+            old_kind=p.kind,
+            contested=pairing.contested.get(p.name),
+        )
+        for p in pairing.removed
+    ]
+    for o, n in pairing.renames.items():
+        edits.append(
+            Edit(
+                EditKind.RENAMED,
+                o,
+                new_name=n,
+                old_index=old_names.index(o),
+                new_index=new_names.index(n),
+                by="tests" if o in pairing.by_tests else "position",
+            )
+        )
+    for p in pairing.added:
+        kind = EditKind.ADDED_REQUIRED if p.required else EditKind.ADDED_OPTIONAL
+        edits.append(
+            Edit(kind, p.name, new_index=new_names.index(p.name), new_kind=p.kind, new_default=p.default)
+        )
+    edits.extend(_kept_edits(old, new, old_named, pairing))
+    edits.extend(_variadic_edits(old, new))
+    return edits
+
+
+def _pair_renames(old_named: list[Param], new_named: list[Param], hints: dict[str, str]) -> _Pairing:
+    """Evidence from the tests first, then same position, kind and required-ness."""
     old_names = [p.name for p in old_named]
     new_names = [p.name for p in new_named]
     removed = [p for p in old_named if p.name not in new_names]
     added = [p for p in new_named if p.name not in old_names]
     renames: dict[str, str] = {}
-    # Evidence from the tests first, then same position, kind and required-ness.
     for r in list(removed):
         a = next((p for p in added if p.name == hints.get(r.name)), None)
         if a is not None:
@@ -131,7 +202,9 @@ def diff(old: Signature, new: Signature, rename_hints: dict[str, str] | None = N
             (p for p in added if _could_be_rename(r, p, old_names.index(r.name), new_names.index(p.name))),
             None,
         )
-        if a is not None and _inserts_before_next(r, a, old_named, new_names, added):
+        if a is not None and (
+            _inserts_before_next(r, a, old_named, new_names, added) or _folds(r, old_named, new_named)
+        ):
             # (numel, E, B) -> (tokens, top_k, E, B): the slot alone can't say whether numel became tokens.
             contested[r.name] = a.name
             continue
@@ -139,41 +212,21 @@ def diff(old: Signature, new: Signature, rename_hints: dict[str, str] | None = N
             renames[r.name] = a.name
             removed.remove(r)
             added.remove(a)
-    edits: list[Edit] = [
-        Edit(
-            EditKind.REMOVED,
-            p.name,
-            old_index=old_names.index(p.name),
-            old_kind=p.kind,
-            contested=contested.get(p.name),
-        )
-        for p in removed
-    ]
-    for o, n in renames.items():
-        edits.append(
-            Edit(
-                EditKind.RENAMED,
-                o,
-                new_name=n,
-                old_index=old_names.index(o),
-                new_index=new_names.index(n),
-                by="tests" if o in by_tests else "position",
-            )
-        )
-    for p in added:
-        kind = EditKind.ADDED_REQUIRED if p.required else EditKind.ADDED_OPTIONAL
-        edits.append(
-            Edit(kind, p.name, new_index=new_names.index(p.name), new_kind=p.kind, new_default=p.default)
-        )
+    return _Pairing(renames, by_tests, contested, removed, added)
+
+
+def _kept_edits(old: Signature, new: Signature, old_named: list[Param], pairing: _Pairing) -> list[Edit]:
+    """What changed about each parameter both versions have (under its new name when renamed): its kind,
+    its place among the shared positional parameters, its default."""
+    edits: list[Edit] = []
+    renames = pairing.renames
     # A parameter "moved" only when its order relative to the parameters both versions share changed:
     # shifts caused by removals and insertions ahead of it are those edits' business.
-    removed_names = {r.name for r in removed}
-    shared_old = [renames.get(p.name, p.name) for p in old.positional if p.name not in removed_names]
-    shared_new = [p.name for p in new.positional if p.name in set(shared_old)]
-    old_pos = shared_old
-    new_pos = shared_new
+    removed_names = {r.name for r in pairing.removed}
+    old_pos = [renames.get(p.name, p.name) for p in old.positional if p.name not in removed_names]
+    new_pos = [p.name for p in new.positional if p.name in set(old_pos)]
     for p in old_named:
-        if p.name in {r.name for r in removed}:
+        if p.name in removed_names:
             continue
         new_name = renames.get(p.name, p.name)
         q = new.get(new_name)
@@ -199,7 +252,12 @@ def diff(old: Signature, new: Signature, rename_hints: dict[str, str] | None = N
                 )
             elif p.default is not None and q.default is None:
                 edits.append(Edit(EditKind.DEFAULT_CHANGED, p.name, old_default=p.default, new_default=None))
-    # Variadic parameters appearing or disappearing change what binds, too.
+    return edits
+
+
+def _variadic_edits(old: Signature, new: Signature) -> list[Edit]:
+    """Variadic parameters appearing or disappearing change what binds, too."""
+    edits: list[Edit] = []
     for var_kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
         o = next((p for p in old.params if p.kind is var_kind), None)
         n = next((p for p in new.params if p.kind is var_kind), None)

@@ -23,7 +23,8 @@ from benchop_hook.analysis.examples import (
     template_of,
 )
 from benchop_hook.analysis.locate import analyze
-from benchop_hook.analysis.modules import ClassRef, Project
+from benchop_hook.analysis.modules import ClassRef
+from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Kind, Signature, is_constant_source, same_default
 from benchop_hook.fixing.plan import Status, Value, classify
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
+from typing import Literal
 
 
 def constructors(data: bytes | None) -> dict[str, str] | None:
@@ -169,7 +170,7 @@ def top_level_class_names(data: bytes) -> frozenset[bytes] | None:
 
 def left_unparsed(
     old: bytes, new: bytes, in_benchmarks: Callable[[bytes], bool], in_op_files: Callable[[bytes], bool]
-) -> str | None:
+) -> Literal["op files", "nowhere"] | None:
     """Whether an edited file can be left unparsed, from its top-level class names, which must be the same
     on both sides (no class appears or disappears to pair as a rename): None when a benchmark file names one
     of them (parse it); "op files" when only op files do (it matters only if an Op inherits from one of

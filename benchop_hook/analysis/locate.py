@@ -4,7 +4,8 @@ names that are gone)."""
 from __future__ import annotations
 
 from benchop_hook.analysis.callsites import Atom, Gone, ModuleAnalyzer
-from benchop_hook.analysis.modules import ClassRef, ModuleInfo, Project
+from benchop_hook.analysis.modules import ClassRef, ModuleInfo
+from benchop_hook.analysis.project import Project
 
 
 def analyze(path: str, data: bytes, new_p: Project, old_p: Project | None = None) -> ModuleAnalyzer:

@@ -14,7 +14,8 @@ from dataclasses import replace
 
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import EditKind
-from benchop_hook.analysis.modules import ClassRef, ParseCache, Project
+from benchop_hook.analysis.modules import ClassRef, ParseCache
+from benchop_hook.analysis.project import Project
 from benchop_hook.config import Config
 from benchop_hook.fixing.apply import apply
 from benchop_hook.fixing.context import StaticContext
@@ -22,7 +23,7 @@ from benchop_hook.fixing.detect import Projects, Sources, detect_changes, eviden
 from benchop_hook.fixing.judge import judge_file
 from benchop_hook.fixing.judging import Judging
 from benchop_hook.fixing.results import FileResult, StaticResult
-from benchop_hook.git.repo import Snapshot, WorkTree
+from benchop_hook.git.snapshots import Snapshot, WorkTree
 from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
 

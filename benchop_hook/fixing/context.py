@@ -15,10 +15,11 @@ from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import Edit
 from benchop_hook.analysis.evidence import TestEvidence
 from benchop_hook.analysis.examples import Learned, from_old_calls
-from benchop_hook.analysis.modules import ClassRef, Project
+from benchop_hook.analysis.modules import ClassRef
+from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Signature, free_names
 from benchop_hook.fixing.plan import Value
-from benchop_hook.git.repo import Snapshot
+from benchop_hook.git.snapshots import Snapshot
 from benchop_hook.paths import Paths
 
 

@@ -167,10 +167,8 @@ AUTHORED_BROKEN = (
 )
 
 
-def judge_one(
-    site: CallSite, op: str, change: OpChange, j: Judging, cases: Cases | None = None
-) -> Finding | None:
-    """The finding for a call reached by classes that all changed as `change` did."""
+def _unreadable(site: CallSite, op: str, change: OpChange) -> Finding | None:
+    """The finding for a call whose class was removed, or whose signatures can't both be read."""
     method = site.method
     old_name = change.old.name if change.old is not None else change.name
     if change.status == "removed":
@@ -182,18 +180,28 @@ def judge_one(
             why_not="no successor to rewrite to: remove or replace this benchmark case by hand",
             method=method,
         )
-    old_sig, new_sig, edits = change_signatures(change, method, j.new_p)
     label = op if method is None else f"{op}.{'forward' if method == '__call__' else method}"
     # A moved class still importable under the name the benchmark uses (a re-export) needs nothing.
     name_gone = any(isinstance(a, Gone) for a in site.atoms)
+    if change.status in ("renamed", "moved") and not name_gone:
+        return None
+    if change.status in ("renamed", "moved") and change.new is not None:
+        return Finding(site, op, Status.GONE, f"{old_name} is now {change.new.name}", method=method)
+    return Finding(
+        site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method
+    )
+
+
+def judge_one(
+    site: CallSite, op: str, change: OpChange, j: Judging, cases: Cases | None = None
+) -> Finding | None:
+    """The finding for a call reached by classes that all changed as `change` did."""
+    method = site.method
+    old_sig, new_sig, edits = (
+        (None, None, []) if change.status == "removed" else change_signatures(change, method, j.new_p)
+    )
     if old_sig is None or new_sig is None:
-        if change.status in ("renamed", "moved") and not name_gone:
-            return None
-        if change.status in ("renamed", "moved") and change.new is not None:
-            return Finding(site, op, Status.GONE, f"{old_name} is now {change.new.name}", method=method)
-        return Finding(
-            site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method
-        )
+        return _unreadable(site, op, change)
     args = site.args
     if site.splat_dict is not None:
         # A literal **dict: judged as the keywords it holds; the fix edits the dict's keys.
@@ -270,6 +278,7 @@ def _judge_binding(
         return Finding(
             site, op, status, problem, why_not=f"not rewritten: {taught}", info=dp.info, method=method
         )
+    edits = _as_the_commit_shows(edits, learned)
     values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, taught.values)
     span = (site.lineno, site.end_lineno)
     varies = (lambda src: cases.is_choice(src, span)) if cases is not None and method is None else None
@@ -281,17 +290,50 @@ def _judge_binding(
         ex = _example(learned) if taught.values or taught.extras else None
         return Finding(site, op, status, problem, plan=p, info=dp.info, method=method, example=ex)
     # A choice with no home in the successor may have a class of its own in the same commit.
-    routable = (
-        method is None
+    routed = (
+        route(site, op, change, p.choice, old_sig, status, problem, j)
+        if _routable(site, change) and p.choice
+        else None
+    )
+    return routed or Finding(
+        site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=dp.info, method=method
+    )
+
+
+def _routable(site: CallSite, change: OpChange) -> bool:
+    """A plain call of a renamed or moved class by a name that is gone: another class may take a choice."""
+    return (
+        site.method is None
         and any(isinstance(a, Gone) for a in site.atoms)
         and site.splat_dict is None
         and change.status in ("renamed", "moved")
         and change.new is not None
     )
-    routed = route(site, op, change, p.choice, old_sig, status, problem, j) if routable and p.choice else None
-    return routed or Finding(
-        site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=dp.info, method=method
-    )
+
+
+def _as_the_commit_shows(edits: tuple[Edit, ...], learned: Learned | None) -> tuple[Edit, ...]:
+    """The edits, with a rename read off the slot (`M` -> `normalized_shape`: the same position) undone where
+    the commit's own edits build that parameter from something else (`normalized_shape = (OLD[hidden],)`,
+    `M` dropped): the pairs are evidence, the slot only a guess."""
+    if learned is None or learned.template is None:
+        return edits
+    built = dict(learned.template.sets)
+    out = []
+    for e in edits:
+        expr = built.get(e.new_name or "") if e.kind is EditKind.RENAMED and e.by == "position" else None
+        if expr is not None and expr.pieces != ((e.name, True),):
+            out.append(
+                Edit(
+                    EditKind.REMOVED,
+                    e.name,
+                    old_index=e.old_index,
+                    old_kind=e.old_kind,
+                    old_default=e.old_default,
+                )
+            )
+        else:
+            out.append(e)
+    return tuple(out)
 
 
 def _taught(

@@ -10,7 +10,8 @@ from benchop_hook.analysis.callsites import CallSite
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import Edit
 from benchop_hook.analysis.evidence import TestEvidence
-from benchop_hook.analysis.modules import ClassRef, Project
+from benchop_hook.analysis.modules import ClassRef
+from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Signature, free_names, is_constant_source
 
 

@@ -58,8 +58,13 @@ def summary_line(run: RunOutcome) -> str:
     if len(done) > len(repaired):
         n = len(done) - len(repaired)
         parts.append(f"{plural(n, 'benchmark file')} ran with numbers, nothing to fix")
-    if not_run:
-        parts.append(f"{plural(len(not_run), 'benchmark file')} fixed but not run ({not_run_why(not_run)})")
+    fixed_not_run = [o for o in not_run if o.fixes or o.content is not None]
+    if fixed_not_run:
+        n, why = len(fixed_not_run), not_run_why(fixed_not_run)
+        parts.append(f"{plural(n, 'benchmark file')} fixed but not run ({why})")
+    if len(not_run) > len(fixed_not_run):
+        others = [o for o in not_run if o not in fixed_not_run]
+        parts.append(f"{plural(len(others), 'benchmark file')} not run here ({not_run_why(others)})")
     if helpers:
         parts.append(f"{plural(len(helpers), 'helper module')} fixed")
     if run.excluded:
@@ -70,6 +75,8 @@ def summary_line(run: RunOutcome) -> str:
         return "bench-op: nothing to do."
     # the status word leads unless the sentence already says it ("blocked: 2 files blocked")
     text = ", ".join(parts)
-    word = {"fixed-not-run": "fixed without numbers"}.get(run.status, run.status)
+    word = {"fixed-not-run": "fixed without numbers" if fixed_not_run else "no numbers"}.get(
+        run.status, run.status
+    )
     lead = "" if (run.status == "blocked" and len(parts) == 1 and bad) else f"{word}: "
     return f"bench-op: {lead}{text}."

@@ -45,6 +45,31 @@ def test_diff_kinds(old, new, kinds):
     assert {e.kind for e in diff(sig(old), sig(new))} == kinds
 
 
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        pytest.param("M, hidden, eps=1e-5", "normalized_shape, eps=1e-5", id="two-went-one-came"),
+        pytest.param("M, N, K, dtype", "shape, dtype", id="three-went-one-came"),
+        pytest.param("a, b, c", "a, d", id="two-went-one-came-at-the-end"),
+    ],
+)
+def test_no_rename_by_position_when_more_went_than_came(old, new):
+    # Which of the removed parameters became the new one (if any) is unknown: carrying M into
+    # normalized_shape would bind and measure something else.
+    edits = diff(sig(old), sig(new))
+    assert not [e for e in edits if e.kind is EditKind.RENAMED]
+    assert next(e.contested for e in edits if e.kind is EditKind.REMOVED) is not None
+
+
+def test_block_of_renames_is_still_renames():
+    edits = diff(sig("x, d_in, h_in, w_in, dtype"), sig("x, d, h, w, dtype"))
+    assert sorted((e.name, e.new_name) for e in edits if e.kind is EditKind.RENAMED) == [
+        ("d_in", "d"),
+        ("h_in", "h"),
+        ("w_in", "w"),
+    ]
+
+
 def test_rename_hint_from_tests_wins_over_position():
     edits = diff(sig("a, b, c"), sig("x, b, y"), rename_hints={"c": "x"})
     renames = {(e.name, e.new_name) for e in edits if e.kind is EditKind.RENAMED}

@@ -1,0 +1,366 @@
+"""One version of the repository as a set of importable modules, and name resolution across them.
+
+`Project` answers: which class does `pkg.ops.SumFwdOp` name (following
+re-exports through package `__init__` files, aliases and star imports)? Is it
+an Op? What is its constructor, inherited across files? Everything is lazy and
+cached: only the modules a question touches are read and parsed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+from benchop_hook.analysis.modules import ClassInfo, ClassRef, ModuleInfo, ModuleRef, ParseCache
+from benchop_hook.analysis.signatures import DataclassInfo, Param, Signature, dataclass_signature
+from benchop_hook.git.snapshots import Snapshot
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+TRIVIAL_BASES = {"object", "ABC", "Generic", "Protocol", "Module", "ABCMeta"}
+
+
+def module_names_for(path: str, inits: set[str]) -> list[str]:
+    """Import names a file is known by: from its package chain, and its full path without a leading `src/`."""
+    if not path.endswith(".py"):
+        return []
+    parts = path[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    if not parts:
+        return []
+    i = len(parts) - 1  # parts[:i] is the directory holding the module
+    while i > 0 and "/".join(parts[:i]) + "/__init__.py" in inits:
+        i -= 1
+    names = [".".join(parts[i:])]
+    full = ".".join(parts[1:] if parts[0] == "src" and len(parts) > 1 else parts)
+    if full not in names:
+        if i == len(parts) - 1 and len(parts) > 1:
+            # No __init__.py beside it: a PEP 420 namespace package, known by its full name first
+            # (two such files may share a bare name).
+            names.insert(0, full)
+        else:
+            names.append(full)
+    return names
+
+
+class Project:
+    """One version of the repository as a set of importable modules."""
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        cache: ParseCache,
+        is_op_path: Callable[[str], bool],
+        op_bases: Iterable[str],
+        is_interface_path: Callable[[str], bool] | None = None,
+    ) -> None:
+        self.snapshot = snapshot
+        self.is_interface_path = is_interface_path
+        self.cache = cache
+        self.is_op_path = is_op_path
+        self.op_bases = set(op_bases)
+        self._by_module: dict[str, str] | None = None
+        self._packages: set[str] = set()  # every package, with or without __init__.py (PEP 420)
+        self._by_path: dict[str, str] = {}
+        self._names: dict[str, tuple[str, ...]] = {}  # every import name of a file, its module_name first
+        self._is_op: dict[ClassRef, tuple[bool, frozenset[str]]] = {}
+        self._ctor: dict[ClassRef, tuple[Signature | None, frozenset[str]]] = {}
+        self._at: dict[str, ModuleInfo | None] = {}
+        self._recording: set[str] | None = None
+        self._bases: dict[ClassRef, tuple[tuple[ClassRef | str, ...], frozenset[str]]] = {}
+
+    # -- files and module names
+    def _index(self) -> dict[str, str]:
+        if self._by_module is None:
+            paths = [p for p in self.snapshot.paths() if p.endswith(".py")]
+            inits = {p for p in paths if p.endswith("__init__.py")}
+            by_module: dict[str, str] = {}
+            for p in paths:
+                names = module_names_for(p, inits)
+                if names:
+                    self._by_path[p] = names[0]
+                    self._names[p] = tuple(names)
+                for n in names:
+                    by_module.setdefault(n, p)
+                    parts = n.split(".")
+                    self._packages.update(".".join(parts[:i]) for i in range(1, len(parts)))
+            self._by_module = by_module
+        return self._by_module
+
+    def module_name(self, path: str) -> str:
+        self._index()
+        return self._by_path.get(path, path[:-3].replace("/", "."))
+
+    def module_names(self, path: str) -> tuple[str, ...]:
+        """Every name the file can be imported by (two below a directory without `__init__.py`)."""
+        self._index()
+        return self._names.get(path, (self.module_name(path),))
+
+    def has_module(self, module: str) -> bool:
+        """A module file, or a package directory (a namespace package has no file of its own)."""
+        return module in self._index() or module in self._packages
+
+    def top_packages(self) -> set[str]:
+        """The first names of the repository's own modules (`tileops`, `workloads`, ...)."""
+        return {m.split(".")[0] for m in self._index()}
+
+    def path_of(self, module: str) -> str | None:
+        return self._index().get(module)
+
+    def module(self, module: str) -> ModuleInfo | None:
+        path = self.path_of(module)
+        if path is None:
+            return None
+        return self.at(path)
+
+    def record(self) -> set[str]:
+        """Start noting which files name resolution reads (for the all-files cache); returns the set."""
+        self._recording = set()
+        return self._recording
+
+    def stop_recording(self) -> None:
+        self._recording = None
+
+    def at(self, path: str) -> ModuleInfo | None:
+        if self._recording is not None:
+            self._recording.add(path)
+        if path in self._at:
+            return self._at[path]
+        data = self.snapshot.read(path)
+        mi = None if data is None else self.cache.get(path, self.module_name(path), data)
+        self._at[path] = mi
+        return mi
+
+    # -- names
+    def resolve_name(self, module: str, name: str, _depth: int = 0) -> ClassRef | ModuleRef | None:
+        if _depth > 12:
+            return None
+        mi = self.module(module)
+        if mi is None:
+            sub = f"{module}.{name}" if module else name
+            return ModuleRef(sub) if self.has_module(sub) else None
+        return self.resolve_in(mi, name, _depth)
+
+    def resolve_in(self, mi: ModuleInfo, name: str, _depth: int = 0) -> ClassRef | ModuleRef | None:
+        if name in mi.classes:
+            return ClassRef(mi.module, name)
+        target = mi.imports.get(name)
+        if target is not None:
+            if target.kind == "module":
+                return ModuleRef(target.module)
+            m, n = target.module, target.name
+            r = self.resolve_name(m, n, _depth + 1)
+            if r is None and self.has_module(f"{m}.{n}"):
+                return ModuleRef(f"{m}.{n}")
+            return r
+        if name in mi.aliases:
+            return self.resolve_dotted(mi, mi.aliases[name], _depth + 1)
+        for star in mi.star_imports:
+            smi = self.module(star)
+            if smi is not None and smi.all_names is not None and name not in smi.all_names:
+                continue
+            r = self.resolve_name(star, name, _depth + 1)
+            if r is not None:
+                return r
+        if mi.is_package and self.has_module(f"{mi.module}.{name}"):
+            return ModuleRef(f"{mi.module}.{name}")
+        return None
+
+    def resolve_dotted(self, mi: ModuleInfo, expr: str, _depth: int = 0) -> ClassRef | ModuleRef | None:
+        head, *rest = expr.split(".")
+        r: ClassRef | ModuleRef | None = self.resolve_in(mi, head, _depth)
+        imported = mi.imports.get(head)
+        if r is None and imported is not None and imported.kind == "module":
+            r = ModuleRef(head)
+        for part in rest:
+            if isinstance(r, ModuleRef):
+                r = self.resolve_name(r.module, part, _depth + 1)
+            else:
+                return None
+        return r
+
+    def resolve_module_attr(self, module: str, dotted_rest: str) -> ClassRef | ModuleRef | None:
+        r: ClassRef | ModuleRef | None = ModuleRef(module)
+        for part in dotted_rest.split("."):
+            if not isinstance(r, ModuleRef):
+                return None
+            r = self.resolve_name(r.module, part)
+        return r
+
+    # -- classes
+    def class_info(self, ref: ClassRef) -> ClassInfo | None:
+        mi = self.module(ref.module)
+        return None if mi is None else mi.classes.get(ref.name)
+
+    def class_path(self, ref: ClassRef) -> str | None:
+        return self.path_of(ref.module)
+
+    def _remembered(self, cache: dict[K, tuple[V, frozenset[str]]], key: K, compute: Callable[[], V]) -> V:
+        """`compute()`, cached with the files it read: a cached answer adds them to the current
+        record too, so the all-files cache learns every file a benchmark's answers depend on."""
+        hit = cache.get(key)
+        if hit is not None:
+            if self._recording is not None:
+                self._recording.update(hit[1])
+            return hit[0]
+        outer, self._recording = self._recording, set()
+        try:
+            value = compute()
+        finally:
+            touched, self._recording = self._recording, outer
+        if outer is not None:
+            outer.update(touched or ())
+        cache[key] = (value, frozenset(touched or ()))
+        return value
+
+    def bases(self, ref: ClassRef) -> list[ClassRef | str]:
+        """Each base resolved to a class, or left as its dotted text when outside the repo.
+
+        Cached: method and constructor lookups ask for the same bases thousands of times.
+        """
+
+        def resolve() -> tuple[ClassRef | str, ...]:
+            return tuple(self._resolve_bases(ref))
+
+        found: tuple[ClassRef | str, ...] = self._remembered(self._bases, ref, resolve)
+        return list(found)
+
+    def _resolve_bases(self, ref: ClassRef) -> list[ClassRef | str]:
+        ci = self.class_info(ref)
+        mi = self.module(ref.module)
+        if ci is None or mi is None:
+            return []
+        out: list[ClassRef | str] = []
+        for b in ci.bases:
+            r = self.resolve_dotted(mi, b)
+            out.append(r if isinstance(r, ClassRef) and r != ref else b)
+        return out
+
+    def is_op(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> bool:
+        return self._remembered(self._is_op, ref, lambda: self._is_op_uncached(ref, _seen))
+
+    def _is_op_uncached(self, ref: ClassRef, _seen: frozenset[ClassRef]) -> bool:
+        result = False
+        path = self.class_path(ref)
+        if path is not None and self.is_op_path(path) and ref not in _seen:
+            for b in self.bases(ref):
+                if isinstance(b, ClassRef):
+                    if b.name in self.op_bases or self.is_op(b, _seen | {ref}):
+                        result = True
+                        break
+                elif b.split(".")[-1] in self.op_bases:
+                    result = True
+                    break
+        return result
+
+    def builds(self, ref: ClassRef) -> bool:
+        """An Op, or another class benchmarks may build whose constructor counts the same: a workload or
+        test helper in an interface file, or a class of an op file without an Op base (a composite)."""
+        if self.is_op(ref):
+            return True
+        if self.is_interface_path is None:
+            return False
+        path = self.class_path(ref)
+        return (
+            path is not None
+            and (self.is_interface_path(path) or self.is_op_path(path))
+            and self.class_info(ref) is not None
+        )
+
+    def constructor(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> Signature | None:
+        """The `__init__` callers of `ref(...)` bind to, inherited across files; None when unknowable."""
+        return self._remembered(self._ctor, ref, lambda: self._constructor_uncached(ref, _seen))
+
+    def _constructor_uncached(self, ref: ClassRef, _seen: frozenset[ClassRef]) -> Signature | None:
+        ci = self.class_info(ref)
+        result: Signature | None
+        if ci is None or ref in _seen:
+            result = None
+        elif ci.init is None and ci.dataclass is not None and ci.dataclass.init:
+            result = self._dataclass_init(ref, ci.dataclass)
+        elif ci.dataclass_like and ci.dataclass is None and ci.init is None:
+            result = None  # attrs and friends: their rules are not read
+        elif ci.init is not None and not ci.init_passthrough:
+            result = ci.init
+        else:
+            result = Signature(())
+            for b in self.bases(ref):
+                if isinstance(b, ClassRef):
+                    s = self.constructor(b, _seen | {ref})
+                    if s is None:
+                        result = None
+                        break
+                    if self._defines_init(b, _seen | {ref}):
+                        result = s
+                        break
+                elif b.split(".")[-1] in TRIVIAL_BASES:
+                    continue
+                else:
+                    result = None  # a base outside the repository may define __init__
+                    break
+            if result is not None and ci.init_passthrough and not result.params:
+                result = ci.init
+        return result
+
+    def _dataclass_init(self, ref: ClassRef, own: DataclassInfo) -> Signature | None:
+        """Fields of the dataclasses in the bases (first base last, as dataclasses collects them), then
+        its own; None when a base outside the repository (or a non-dataclass with fields) may add some."""
+        chain: list[tuple[Param, ...]] = []
+        bases = self.bases(ref)
+        for b in reversed(bases):
+            if isinstance(b, ClassRef):
+                bci = self.class_info(b)
+                if bci is None:
+                    return None
+                if bci.dataclass is not None:
+                    sig = self.constructor(b)
+                    if sig is None:
+                        return None
+                    chain.append(sig.params)
+                elif bci.init is not None or bci.dataclass_like:
+                    continue  # its __init__ is replaced; a plain class contributes no fields
+            elif b.split(".")[-1] not in TRIVIAL_BASES:
+                return None
+        chain.append(own.fields)
+        return dataclass_signature(chain)
+
+    def _defines_init(self, ref: ClassRef, seen: frozenset[ClassRef]) -> bool:
+        ci = self.class_info(ref)
+        if ci is None or ref in seen:
+            return False
+        if ci.init is not None:
+            return True
+        return any(isinstance(b, ClassRef) and self._defines_init(b, seen | {ref}) for b in self.bases(ref))
+
+    def method(self, ref: ClassRef, name: str, _seen: frozenset[ClassRef] = frozenset()) -> Signature | None:
+        ci = self.class_info(ref)
+        if ci is None or ref in _seen:
+            return None
+        if name in ci.methods:
+            return ci.methods[name]
+        for b in self.bases(ref):
+            if isinstance(b, ClassRef):
+                s = self.method(b, name, _seen | {ref})
+                if s is not None:
+                    return s
+        return None
+
+    def method_names(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> set[str]:
+        ci = self.class_info(ref)
+        if ci is None or ref in _seen:
+            return set()
+        names = set(ci.methods)
+        for b in self.bases(ref):
+            if isinstance(b, ClassRef):
+                names |= self.method_names(b, _seen | {ref})
+        return names
+
+    def ancestors(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> list[ClassRef]:
+        out: list[ClassRef] = []
+        for b in self.bases(ref):
+            if isinstance(b, ClassRef) and b not in _seen and b != ref:
+                out.append(b)
+                out.extend(self.ancestors(b, _seen | {ref}))
+        return out

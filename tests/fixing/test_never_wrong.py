@@ -1,0 +1,343 @@
+"""The rules that keep a rewrite from measuring something else, and a report from blocking what binds:
+each on a change of the fixture library, through `bench-op check` / `fix`."""
+
+from __future__ import annotations
+
+from tests.helpers.repo import Repo
+
+NORM_SHAPE = (
+    "    def __init__(self, M, hidden, dtype, eps=1e-6):\n        self.M = M\n        self.hidden = hidden\n",
+    "    def __init__(self, normalized_shape, dtype, eps=1e-6):\n        self.M = None\n"
+    "        self.hidden = normalized_shape[-1]\n",
+)
+NORM_NO_M = (
+    "    def __init__(self, M, hidden, dtype, eps=1e-6):\n        self.M = M\n",
+    "    def __init__(self, hidden, dtype, eps=1e-6):\n        self.M = None\n",
+)
+BENCH_NORM = "benchmarks/ops/bench_norm.py"
+
+
+def test_a_call_the_change_itself_fixed_is_judged_against_the_new_signature_only(repo: Repo) -> None:
+    # The engineer changed the Op and fixed the benchmark in the same commit: `RMSNormOp(hidden=..., dtype)`
+    # is theirs, written for the new signature. Read against the old one it would look shifted.
+    repo.replace("src/minitile/ops/norm.py", *NORM_NO_M)
+    repo.replace(
+        BENCH_NORM, "RMSNormOp(M, hidden=hidden, dtype=torch.float32)", "RMSNormOp(hidden, torch.float32)"
+    )
+    repo.git("add", "-A")
+    before = repo.read(BENCH_NORM)
+    r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert repo.read(BENCH_NORM) == before, "the engineer's own line must not be rewritten"
+    assert "every benchmark call still binds" in r.stdout, r.stdout
+
+
+def test_the_same_call_not_touched_by_the_change_is_fixed(repo: Repo) -> None:
+    repo.replace("src/minitile/ops/norm.py", *NORM_NO_M)
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "RMSNormOp(hidden=hidden, dtype=torch.float32)" in repo.read(BENCH_NORM)
+
+
+def test_a_tests_value_is_no_constant_the_template_of_their_edit_is_used(repo: Repo) -> None:
+    # The tests went from RMSNormOp(4, 64, f32) to RMSNormOp((64,), f32): their (64,) is their own hidden,
+    # so the benchmark gets (hidden,), never (64,).
+    repo.replace("src/minitile/ops/norm.py", *NORM_SHAPE)
+    repo.replace(
+        "tests/ops/test_norm.py",
+        "RMSNormOp(4, 64, torch.float32, eps=1e-6)",
+        "RMSNormOp((64,), torch.float32, eps=1e-6)",
+    )
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = repo.read(BENCH_NORM)
+    assert "RMSNormOp(normalized_shape=(hidden,), dtype=torch.float32)" in text, text
+    assert "(64,)" not in text
+    assert "as tests/ops/test_norm.py:10 changed it (1 pair" in r.stdout, r.stdout
+
+
+def test_a_tests_value_with_no_pair_is_no_constant_either(repo: Repo) -> None:
+    # A new test of the new signature (no old call to pair it with) passes (64,) where its rows are 64:
+    # the one constant every updated test passes, and not the value of a pair's old call.
+    repo.replace("src/minitile/ops/norm.py", *NORM_SHAPE)
+    repo.replace(
+        "tests/ops/test_norm.py",
+        "RMSNormOp(4, 64, torch.float32, eps=1e-6)",
+        "RMSNormOp((64,), torch.float32, eps=1e-6)",
+    )
+    repo.replace("tests/ops/test_norm.py", "    x = randn(4, 64)\n", "    x = randn(4, 64)  # rows\n")
+    repo.write(
+        "tests/ops/test_norm_more.py",
+        "import torch\nfrom minitile.ops import RMSNormOp\n\n\ndef test_more():\n    RMSNormOp((64,), "
+        "torch.float32)\n",
+    )
+    repo.git("add", "-A")
+    r = repo.cli("check")
+    assert "normalized_shape=(64,)" not in r.stdout, r.stdout
+
+
+STRATEGY_OP = (
+    "    def __init__(self, M, hidden, dtype, eps=1e-6):\n",
+    "    def __init__(self, M, hidden, dtype, eps=1e-6, strategy=None):\n",
+)
+STRATEGY_BENCH = """import pytest
+import torch
+
+from minitile.ops import RMSNormOp
+from workloads import randn
+
+
+@pytest.mark.parametrize("strategy", ["direct", "split"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
+def test_rmsnorm_strategy(strategy, dtype, record_property):
+    x = randn(4, 64).to(dtype)
+    op = RMSNormOp(4, 64, dtype=dtype, strategy=strategy)
+    record_property("tag", f"rmsnorm-{strategy}")
+"""
+
+
+def test_a_value_that_varies_across_cases_is_a_choice(repo: Repo) -> None:
+    repo.replace("src/minitile/ops/norm.py", *STRATEGY_OP)
+    repo.write("benchmarks/ops/bench_norm_strategy.py", STRATEGY_BENCH)
+    repo.commit("a strategy benchmark")
+    # the strategy goes; dtype too (the Op reads it from its input now)
+    repo.replace(
+        "src/minitile/ops/norm.py",
+        "    def __init__(self, M, hidden, dtype, eps=1e-6, strategy=None):\n",
+        "    def __init__(self, M, hidden, eps=1e-6):\n        dtype = None\n",
+    )
+    repo.git("add", "-A")
+    before = repo.read("benchmarks/ops/bench_norm_strategy.py")
+    r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout
+    assert "strategy=strategy, a choice (its value varies across the benchmark's cases" in r.stdout, r.stdout
+    assert repo.read("benchmarks/ops/bench_norm_strategy.py") == before
+    # dtype=dtype also varies, but the inputs are built with it: dropping it from the Op changes nothing
+    # the cases differ by, and elsewhere it is dropped
+    assert "dtype=dtype, a choice" not in r.stdout
+
+
+def test_a_choice_the_updated_tests_drop_the_same_way_is_dropped(repo: Repo) -> None:
+    repo.replace("src/minitile/ops/norm.py", *STRATEGY_OP)
+    repo.write("benchmarks/ops/bench_norm_strategy.py", STRATEGY_BENCH)
+    repo.write("tests/ops/test_norm_strategy.py", STRATEGY_BENCH.replace("bench", "test"))
+    repo.commit("a strategy benchmark and test")
+    repo.replace("src/minitile/ops/norm.py", "dtype, eps=1e-6, strategy=None):\n", "dtype, eps=1e-6):\n")
+    repo.replace("tests/ops/test_norm_strategy.py", ", strategy=strategy)", ")")
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout
+    assert "op = RMSNormOp(4, 64, dtype=dtype)\n" in repo.read("benchmarks/ops/bench_norm_strategy.py")
+
+
+KIND_OP = """import enum
+
+import torch
+
+from .op import Op
+
+
+class KernelChoice(enum.Enum):
+    FAST = 1
+    SAFE = 2
+
+
+class Preference(enum.Enum):
+    SPEED = 1
+    MEMORY = 2
+
+
+class ScaleOp(Op):
+    def __init__(self, n, dtype, kernel_choice=KernelChoice.SAFE):
+        self.n = n
+
+    def forward(self, x):
+        return x * 2
+"""
+KIND_BENCH = """import torch
+
+from minitile.ops.scale import KernelChoice, ScaleOp
+
+
+def test_scale():
+    op = ScaleOp(64, torch.float32, kernel_choice=KernelChoice.FAST)
+"""
+
+
+def test_a_renamed_keyword_of_another_type_is_reported(repo: Repo) -> None:
+    repo.write("src/minitile/ops/scale.py", KIND_OP)
+    repo.write("benchmarks/ops/bench_scale.py", KIND_BENCH)
+    repo.commit("a scale op")
+    repo.replace(
+        "src/minitile/ops/scale.py",
+        "kernel_choice=KernelChoice.SAFE",
+        "preference=Preference.MEMORY",
+    )
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout
+    # the same slot, so a rename; but a KernelChoice does not become a Preference by moving slots
+    said = "'kernel_choice' was renamed to 'preference', and its default's type changed"
+    assert said in r.stdout, r.stdout
+    assert "kernel_choice=KernelChoice.FAST" in repo.read("benchmarks/ops/bench_scale.py")
+
+
+COLLECT_OP = """from dataclasses import dataclass
+
+from .op import Op
+
+
+@dataclass
+class ServerConfig:
+    backend: str = "thread"
+    max_batch: int = 1
+    timeout: float = 1.0
+
+
+class CollectOp(Op):
+    def __init__(self, n, backend="thread", max_batch=1, timeout=1.0):
+        self.n = n
+
+    def forward(self, x):
+        return x
+"""
+COLLECT_BENCH = """from minitile.ops.collect import CollectOp
+
+
+def test_collect():
+    op = CollectOp(64, backend="process", max_batch=8, timeout=0.5)
+"""
+
+
+def test_keywords_folded_into_a_config_object_are_reported(repo: Repo) -> None:
+    repo.write("src/minitile/ops/collect.py", COLLECT_OP)
+    repo.write("benchmarks/ops/bench_collect.py", COLLECT_BENCH)
+    repo.commit("a collect op")
+    repo.replace(
+        "src/minitile/ops/collect.py",
+        'def __init__(self, n, backend="thread", max_batch=1, timeout=1.0):',
+        "def __init__(self, n, server: ServerConfig | None = None):",
+    )
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout
+    assert "moved into ServerConfig, which the new parameter 'server' takes" in r.stdout, r.stdout
+    assert 'backend="process"' in repo.read("benchmarks/ops/bench_collect.py")
+
+
+def test_the_tests_whole_edit_is_repeated_not_half_of_it(repo: Repo) -> None:
+    # The tests dropped device=... and added offload=True in the same edit: both, or nothing.
+    op = COLLECT_OP.replace(
+        'def __init__(self, n, backend="thread", max_batch=1, timeout=1.0):',
+        "def __init__(self, n, device, policy):",
+    )
+    repo.write("src/minitile/ops/collect.py", op)
+    repo.write(
+        "benchmarks/ops/bench_collect.py",
+        "from minitile.ops.collect import CollectOp\n\n\ndef test_collect():\n    op = CollectOp(64, "
+        'device="cuda", policy="cpu")\n',
+    )
+    repo.write(
+        "tests/ops/test_collect.py",
+        "from minitile.ops.collect import CollectOp\n\n\ndef test_collect():\n    op = CollectOp(8, "
+        'device="cuda", policy="cpu")\n',
+    )
+    repo.commit("a collect op")
+    repo.replace(
+        "src/minitile/ops/collect.py",
+        "def __init__(self, n, device, policy):",
+        "def __init__(self, n, policy, offload=False):",
+    )
+    repo.replace(
+        "tests/ops/test_collect.py",
+        'CollectOp(8, device="cuda", policy="cpu")',
+        'CollectOp(8, policy="cpu", offload=True)',
+    )
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    text = repo.read("benchmarks/ops/bench_collect.py")
+    assert 'CollectOp(64, policy="cpu", offload=True)' in text, r.stdout + text
+
+
+def test_a_call_that_binds_for_every_class_that_reaches_it_needs_nothing(repo: Repo) -> None:
+    # Every class the parametrize list can pass binds the call as it stands: the changed one gained an
+    # optional parameter, the others did not change.
+    repo.write(
+        "benchmarks/ops/bench_mixed.py",
+        "import pytest\nimport torch\n\nfrom minitile.ops import GemmOp, RMSNormOp\n\n\n"
+        '@pytest.mark.parametrize("op_cls", [GemmOp, RMSNormOp])\n'
+        "def test_mixed(op_cls):\n    op = op_cls(4, 64, torch.float32)\n",
+    )
+    repo.commit("a mixed benchmark")
+    repo.replace("src/minitile/ops/norm.py", "dtype, eps=1e-6):", "dtype, eps=1e-6, *, fused=False):")
+    repo.git("add", "-A")
+    r = repo.cli("check")
+    assert "bench_mixed.py" not in r.stdout, r.stdout
+    assert r.returncode == 0, r.stdout
+
+
+MERGED_BEFORE = {
+    "workloads/norms.py": "class NormCase:\n    def __init__(self, m, n):\n        self.m = m\n",
+    "workloads/sums.py": "class SumCase:\n    def __init__(self, m, n):\n        self.m = m\n",
+}
+
+
+def test_classes_moved_into_a_merged_module_are_followed(repo: Repo) -> None:
+    for path, text in MERGED_BEFORE.items():
+        repo.write(path, text)
+    repo.write(
+        "benchmarks/ops/bench_cases.py",
+        "from workloads.norms import NormCase\nfrom workloads.sums import SumCase\n\n\n"
+        "def test_cases():\n    NormCase(4, 64)\n    SumCase(4, 64)\n",
+    )
+    repo.commit("workload cases")
+    repo.git("rm", "-q", "workloads/norms.py", "workloads/sums.py")
+    repo.write("workloads/cases.py", "".join(MERGED_BEFORE.values()))
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    assert "removed with no successor" not in r.stdout, r.stdout
+    text = repo.read("benchmarks/ops/bench_cases.py")
+    assert "from workloads.cases import NormCase" in text and "from workloads.cases import SumCase" in text, (
+        text
+    )
+
+
+GUARDED = """import inspect
+
+import torch
+
+from minitile.ops import MeanFwdOp, SumFwdOp
+
+OPS = {"sum": SumFwdOp, "mean": MeanFwdOp}
+
+
+def _make(kind, M, N):
+    cls = OPS[kind]
+    if "M" in inspect.signature(cls.__init__).parameters:
+        return cls(M=M, N=N, dtype=torch.float32)
+    return cls(N=N, dtype=torch.float32)
+
+
+def test_guarded():
+    _make("sum", 4, 64)
+"""
+
+
+def test_a_guarded_call_is_left_to_the_run_in_a_range_as_in_all_files(repo: Repo) -> None:
+    # Under a guard bench-op can't evaluate, a call that did not bind the old signature either (no class
+    # ever took `rows`) may never run: as in --all-files, only the run can tell.
+    repo.write(
+        "benchmarks/ops/bench_guarded.py",
+        GUARDED.replace('if "M" in', 'if "rows" in').replace("cls(M=M, N=N", "cls(rows=M, N=N"),
+    )
+    repo.commit("a guarded benchmark")
+    from tests.helpers.changes import reduction_change
+
+    reduction_change(repo)
+    repo.git("add", "-A")
+    r = repo.cli("check")
+    line = next((ln for ln in r.stdout.splitlines() if "bench_guarded.py:13" in ln), "")
+    assert "unknown: the run decides" in line and 'only under `if "rows" in inspect' in line, r.stdout
+    assert "fix it by hand" not in "\n".join(ln for ln in r.stdout.splitlines() if "bench_guarded" in ln)

@@ -83,6 +83,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="runs per side when both run now (default: [tool.bench-op] baseline-repeats, 3)",
     )
+    p.add_argument(
+        "--agent",
+        metavar="CMD",
+        help="hand what bench-op could not fix to this coding agent (default: git config bench-op.agent)",
+    )
+    p.add_argument("--no-agent", action="store_true", help="no coding agent for this run")
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -137,6 +143,9 @@ def _run(sub: _SubParsers) -> None:
         metavar="I/N",
         help="run only shard I of N of the affected benchmark files (the same split on every runner); "
         "never commits: `bench-op merge` combines the shards' --json reports",
+    )
+    p.add_argument(
+        "--op", metavar="NAME", help="only the benchmark calls of this Op class (and its successor)"
     )
 
 

@@ -49,8 +49,20 @@ class Config:
     # installed (else the run happens once, after the commit).
     pre_commit_run: str = "auto"
     background: bool = False  # the follow-up stage's run goes on after git commit returns
+    # The person's coding agent (`git config bench-op.agent`, never this file): how long it may work on one
+    # file, and how many times it is asked.
+    agent_timeout: float = 600.0
+    agent_attempts: int = 1
     line_length: int = 88  # not a [tool.bench-op] key: the project's ruff / black line-length (wrap.py)
     warnings: tuple[str, ...] = field(default=(), compare=False)
+
+
+# Which agent runs on a person's machine, with which permissions, is theirs to choose: a repository must not
+# be able to start one on `git commit`.
+AGENT_IGNORED = (
+    "bench-op: warning: [tool.bench-op] agent is ignored: the coding agent is chosen per person, not per "
+    'repository; set it with `git config bench-op.agent "<command>"`'
+)
 
 
 def _key(name: str) -> str:
@@ -130,6 +142,9 @@ def from_table(table: dict[str, Any]) -> Config:
     values: dict[str, Any] = {}
     warnings: list[str] = []
     for key, value in table.items():
+        if key == "agent":
+            warnings.append(AGENT_IGNORED)
+            continue
         if key not in _KEYS:
             import difflib
 
@@ -148,9 +163,9 @@ def from_table(table: dict[str, Any]) -> Config:
             if not isinstance(value, str) or not value.strip():
                 raise ConfigError(f"[tool.bench-op] python must be a path to an interpreter, got {value!r}.")
             values[name] = value
-        elif name == "timeout":
+        elif name in ("timeout", "agent_timeout"):
             values[name] = float(_positive_number(key, value, integer=False))
-        elif name == "max_iterations":
+        elif name in ("max_iterations", "agent_attempts"):
             values[name] = _positive_number(key, value, integer=True)
         elif name == "run_after_commit":
             values[name] = _choice(key, value, ("affected", "fixed", "never"))

@@ -8,6 +8,11 @@ benchmark files it committed are compared with the engineers' own edits in C.
     python realworld/gpu_tileops.py --bundle tileops.bundle --commits 60aa2ab6,eac87492 [--baseline C]
     --out DIR
 
+With --agent-from-engineers, a scripted coding agent (realworld/engineers_agent.py) gets what bench-op blocks
+on and answers with the engineers' own benchmark edit of C; bench-op checks it like its own, runs it, and
+commits it with the trailer Bench-Op-Agent. --agent-wrong C2,... replays those commits once more with an agent
+whose edit drops a case, which bench-op must refuse.
+
 The interpreter that runs the benchmarks is this one (`sys.executable`); TileOPs' kernels need tilelang and
 its companions importable (see ../shared/TILEOPS.md). Nothing here is imported by bench-op or its tests.
 """
@@ -104,10 +109,13 @@ def through_the_hook(bundle: Path, commit: str, work: Path, out: Path) -> list[s
     ]
 
 
+AGENT = [sys.executable, str(ROOT / "realworld" / "engineers_agent.py")]
+
+
 def bench_op(
-    tree: Path, out: Path, name: str, *args: str, timeout: int
+    tree: Path, out: Path, name: str, *args: str, timeout: int, env_extra: dict[str, str] | None = None
 ) -> tuple[int, float, dict[str, object]]:
-    env = dict(os.environ, **ENV)
+    env = dict(os.environ, **ENV, **(env_extra or {}))
     # bench-op itself must be importable (its pytest plugin loads in the benchmark interpreter); the tree is
     # not put on the path: `python -m pytest` starts in it, and a run at the parent starts in its worktree.
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
@@ -140,6 +148,64 @@ def bench_op(
     return r.returncode, seconds, data
 
 
+def _agent_args(commit: str, *, wrong: bool) -> tuple[list[str], dict[str, str]]:
+    """bench-op's --agent for the scripted agent, and the environment that tells it the commit."""
+    command = " ".join([*AGENT, *(["--wrong"] if wrong else [])])
+    return ["--agent", command], {"BENCH_OP_ENGINEERS": commit}
+
+
+def benchmark_lines(data: dict[str, object]) -> list[str]:
+    """One line per benchmark file of a JSON report, with what a coding agent did in it."""
+    out = []
+    for b in data.get("benchmarks", []):  # type: ignore[attr-defined]
+        why = f": {b.get('reason')}" if b.get("reason") else ""
+        agent = b.get("agent")
+        by = (
+            f", agent {agent['name']} {'kept' if b.get('by') == 'agent' else 'not kept'} "
+            f"(its own {agent['seconds']:.1f} s, the step's overhead {agent['overhead_seconds']:.2f} s)"
+            if agent
+            else ""
+        )
+        out.append(
+            f"  {b['path']}: {b['status']}, {len(b.get('numbers', []))} numbers, "
+            f"{b.get('iterations')} run(s){by}{why}"
+        )
+    return out
+
+
+def agent_trailer(tree: Path) -> str:
+    return git(tree, "log", "-1", "--format=%(trailers:key=Bench-Op-Agent,valueonly)").strip()
+
+
+def wrong_agent(args: argparse.Namespace, commit: str) -> list[str]:
+    """The commit replayed once more, with an agent whose edit drops a case: it must be refused."""
+    tree = replay(args.bundle.resolve(), commit, args.work)
+    flags, env = _agent_args(commit, wrong=True)
+    rc, seconds, data = bench_op(
+        tree,
+        args.out,
+        f"{commit}-agent-wrong",
+        "--from-ref",
+        "HEAD~1",
+        "--to-ref",
+        "HEAD",
+        *flags,
+        timeout=args.timeout,
+        env_extra=env,
+    )
+    # Refused: the agent's edit was not kept, and bench-op's checks say why (a case, a test, a row).
+    refused = any(
+        b.get("agent") and b.get("by") != "agent" and "checks refuse" in str(b.get("reason"))
+        for b in data.get("benchmarks", [])  # type: ignore[attr-defined]
+    )
+    return [
+        f"{commit} with an agent whose edit drops a case",
+        f"  bench-op run: exit {rc}, {seconds:.0f} s, status {data.get('status')}, "
+        f"commit {str(data.get('commit') or '-')[:12]}, the edit {'refused' if refused else 'NOT refused'}",
+        *benchmark_lines(data),
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bundle", type=Path, required=True)
@@ -150,6 +216,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/tileops-replay"))
     ap.add_argument("--deadline", type=float, default=540, help="start no commit after this many seconds")
     ap.add_argument("--repeats", type=int, default=2, help="runs per side with --baseline")
+    ap.add_argument(
+        "--agent-from-engineers",
+        action="store_true",
+        help="a scripted agent answers what bench-op blocks on with the engineers' own edit of the commit",
+    )
+    ap.add_argument(
+        "--agent-wrong", default="", help="commits to replay again with an agent whose edit drops a case"
+    )
     ap.add_argument(
         "--as-committed",
         action="store_true",
@@ -175,8 +249,19 @@ def main(argv: list[str] | None = None) -> int:
             continue
         tree = replay(args.bundle.resolve(), commit, args.work)
         shard = [f for f in args.files.split(",") if f]
+        agent = _agent_args(commit, wrong=False) if args.agent_from_engineers else ([], {})
         rc, seconds, data = bench_op(
-            tree, args.out, commit, "--from-ref", "HEAD~1", "--to-ref", "HEAD", *shard, timeout=args.timeout
+            tree,
+            args.out,
+            commit,
+            "--from-ref",
+            "HEAD~1",
+            "--to-ref",
+            "HEAD",
+            *agent[0],
+            *shard,
+            timeout=args.timeout,
+            env_extra=agent[1],
         )
         subject = git(tree, "log", "-1", "--format=%s", commit).strip()[:80]
         lines.append(f"{commit} {subject}")
@@ -184,12 +269,9 @@ def main(argv: list[str] | None = None) -> int:
             f"  bench-op run: exit {rc}, {seconds:.0f} s, status {data.get('status')}, "
             f"commit {str(data.get('commit') or '-')[:12]}"
         )
-        for b in data.get("benchmarks", []):  # type: ignore[union-attr]
-            why = f": {b.get('reason')}" if b.get("reason") else ""
-            lines.append(
-                f"  {b['path']}: {b['status']}, {len(b.get('numbers', []))} numbers, "
-                f"{b.get('iterations')} run(s){why}"
-            )
+        lines += benchmark_lines(data)
+        if args.agent_from_engineers:
+            lines.append(f"  follow-up trailer Bench-Op-Agent: {agent_trailer(tree) or '-'}")
         # The engineers' own benchmark edits against what bench-op committed.
         diff = git(tree, "diff", commit, "HEAD", "--", *(shard or ["benchmarks", "top/benchmarks"]))
         (args.out / f"{commit}.vs-engineers.diff").write_text(diff)
@@ -216,6 +298,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"  with --baseline: exit {rc}, {seconds2:.0f} s (plain run {seconds:.0f} s), "
                 f"regressions {len(data.get('regressions', []))}"
             )  # type: ignore[arg-type]
+    for commit in [c for c in args.agent_wrong.split(",") if c]:
+        lines += wrong_agent(args, commit)
     (args.out / "summary.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0

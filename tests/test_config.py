@@ -33,6 +33,8 @@ def test_defaults_fit_a_tileops_layout() -> None:
         ({"timeout": "10"}, "timeout"),
         ({"max-iterations": 0}, "max-iterations"),
         ({"max-iterations": 2.5}, "max-iterations"),
+        ({"agent-timeout": 0}, "agent-timeout"),
+        ({"agent-attempts": 1.5}, "agent-attempts"),
         ({"pytest-args": "x"}, None),  # a single string is accepted as one argument
         ({"require-gpu": "yes"}, "require-gpu"),
         ({"pin-defaults": 1}, "pin-defaults"),
@@ -56,6 +58,19 @@ def test_unknown_key_is_a_warning_with_a_suggestion() -> None:
         c.warnings
         and "'benchmark-path'" in c.warnings[0]
         and "did you mean 'benchmark-paths'" in c.warnings[0]
+    )
+
+
+def test_the_agent_settings_and_the_agent_itself() -> None:
+    c = from_table({"agent-timeout": 120, "agent-attempts": 2})
+    assert (c.agent_timeout, c.agent_attempts) == (120.0, 2) and not c.warnings
+    assert (Config().agent_timeout, Config().agent_attempts) == (600.0, 1)
+    # Which agent runs is the person's to choose (git config), never the repository's.
+    ignored = from_table({"agent": "claude -p"})
+    assert ignored == Config() and len(ignored.warnings) == 1
+    assert (
+        "[tool.bench-op] agent is ignored" in ignored.warnings[0]
+        and "git config bench-op.agent" in ignored.warnings[0]
     )
 
 

@@ -16,6 +16,7 @@ from benchop_hook.git.target import Target, changed_files, resolve
 from benchop_hook.paths import Paths
 
 if TYPE_CHECKING:
+    from benchop_hook.agent.settings import Agent
     from benchop_hook.run.job import Job, RunSettings
     from benchop_hook.run.runner import Warm
 
@@ -115,7 +116,12 @@ def interface_ctor_changed(
 
 
 def run_settings(
-    opts: Options, cfg: config_mod.Config, *, affected: bool = False, no_run: bool = False
+    opts: Options,
+    cfg: config_mod.Config,
+    *,
+    affected: bool = False,
+    no_run: bool = False,
+    agent: Agent | None = None,
 ) -> RunSettings:
     """The run's settings, the command line over the config, checked: a bad value is a usage error whether
     or not there turns out to be work, so this is asked before anything decides there is none."""
@@ -126,6 +132,17 @@ def run_settings(
         from benchop_hook.run.shards import parse_shard
 
         split = parse_shard(opts.shard_spec)
+    if opts.agent is not None or opts.no_agent:
+        from benchop_hook.agent.settings import choose
+
+        choose(cfg, given=opts.agent, off=opts.no_agent, configured=None)  # --agent '' or both: usage errors
+    if opts.op is not None and (opts.all_files or not opts.op.isidentifier()):
+        from benchop_hook.errors import UsageError
+
+        raise UsageError(
+            "--op takes an Op class name and works on a diff (staged changes or --from-ref/--to-ref), "
+            "not on --all-files."
+        )
     return settings(
         cfg,
         timeout=opts.timeout,
@@ -140,6 +157,8 @@ def run_settings(
         baseline=opts.baseline,
         affected=affected,
         split=split,
+        agent=agent,
+        op=opts.op,
     )
 
 
@@ -152,9 +171,23 @@ def job_for(
     *,
     affected: bool = False,
     no_run: bool = False,
+    agent: bool = False,
 ) -> Job:
     """What the run layer is asked to do: the command line over the config, checked (a bad value is a
-    usage error), as one frozen value. The run layer never sees `Options`."""
+    usage error), as one frozen value. The run layer never sees `Options`. `agent`: this stage may hand
+    what bench-op could not fix to the person's coding agent (`bench-op run` and the follow-up stage; never
+    the pre-commit stage)."""
     from benchop_hook.run.job import Job
 
-    return Job(repo, cfg, target, tuple(changes), run_settings(opts, cfg, affected=affected, no_run=no_run))
+    chosen = person_agent(opts, repo, cfg) if agent else None
+    settings = run_settings(opts, cfg, affected=affected, no_run=no_run, agent=chosen)
+    return Job(repo, cfg, target, tuple(changes), settings)
+
+
+def person_agent(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) -> Agent | None:
+    """The coding agent of the person running bench-op: `--agent`, else `git config bench-op.agent`."""
+    from benchop_hook.agent.settings import INSIDE, choose
+
+    configured = None if opts.agent or opts.no_agent else gitrepo.config_value(repo.root, "bench-op.agent")
+    inside = bool(os.environ.get(INSIDE))
+    return choose(cfg, given=opts.agent, off=opts.no_agent, configured=configured, inside=inside)

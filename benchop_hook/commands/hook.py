@@ -202,7 +202,14 @@ def _run_follow_up(
         with repo_lock(repo.git_dir):
             after = cfg.run_after_commit
             job = job_for(
-                opts, repo, cfg, target, changes, affected=after == "affected", no_run=after == "never"
+                opts,
+                repo,
+                cfg,
+                target,
+                changes,
+                affected=after == "affected",
+                no_run=after == "never",
+                agent=True,
             )
             run = run_and_maybe_commit(job, merge_done=merge, flow_done=flow_done, warm=warm)
     echo(summary_line(run))

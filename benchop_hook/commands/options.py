@@ -45,6 +45,9 @@ class Options:
     baseline: bool = False  # compare with the parent (issue 14)
     shard_spec: str | None = None  # --shard I/N: this runner's share of the affected benchmark files
     repeats: int | None = None  # runs per side when both run now (default: config baseline-repeats)
+    agent: str | None = None  # --agent CMD: this run's coding agent, over `git config bench-op.agent`
+    no_agent: bool = False
+    op: str | None = None  # --op NAME: only the calls of this Op class (and its successor)
     # history
     what: str | None = None  # a benchmark file or a node id
     plot: str | None = None  # PNG path

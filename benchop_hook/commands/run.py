@@ -34,8 +34,12 @@ def main(opts: Options) -> int:
 
         with repo_lock(repo.git_dir):
             # `bench-op run` is the follow-up stage by hand: every function that builds a changed Op runs
-            job = job_for(opts, repo, cfg, target, changes, affected=cfg.run_after_commit == "affected")
+            job = job_for(
+                opts, repo, cfg, target, changes, affected=cfg.run_after_commit == "affected", agent=True
+            )
             run = run_and_maybe_commit(job, warm=warm)
+    if opts.op and run.result is not None and not run.result.changes:
+        echo(f"bench-op: --op {opts.op}: no class of that name changed its signature in {target.label}.")
     echo(summary_line(run))
     data = run_json(run, target)
     data["range"] = target.label  # the refs as named ("origin/main..HEAD"), for a summary made elsewhere

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import EditKind
@@ -39,13 +40,17 @@ def projects(cfg: Config, paths: Paths, src: Sources) -> Projects:
 
 
 def range_pass(
-    cfg: Config, src: Sources, target: Target, *, rewrite: bool
+    cfg: Config, src: Sources, target: Target, *, rewrite: bool, op: str | None = None
 ) -> tuple[StaticResult, StaticContext]:
     """The changes of the diff, and every benchmark file they concern, judged and (unless `rewrite` is
-    False, as for `check`) rewritten."""
+    False, as for `check`) rewritten. `op`: only the changes of that Op class (`--op`)."""
     paths = Paths(cfg)
     pr = projects(cfg, paths, src)
     cs = detect_changes(src, paths, pr)
+    if op is not None:
+        from benchop_hook.fixing.one_op import of_op
+
+        cs = replace(cs, changes=of_op(cs.changes, op))
     ev = cs.evidence if cs.evidence is not None else evidence_for(src, paths, pr.new, pr.old)
     ctx = StaticContext(paths, pr.new, pr.old, src.bench, ev, cs.changes)
     result = StaticResult(target, cs.changes, skipped=cs.skipped, op_files_changed=cs.op_files_changed)

@@ -32,9 +32,11 @@ def static_pass(
     bench_from: str = "worktree",
     only: frozenset[str] | None = None,
     rewrite: bool = True,
+    op: str | None = None,
 ) -> tuple[StaticResult, StaticContext]:
     """The static pass, and what it learned for the repair loop. Benchmark files are read from the working
-    tree, or from the target's commit (`bench_from="target"`: the follow-up commit is made on it)."""
+    tree, or from the target's commit (`bench_from="target"`: the follow-up commit is made on it). `op`:
+    only the calls of that Op class (`run --op`)."""
     from benchop_hook.fixing.all_files import AllFiles, all_files_pass
     from benchop_hook.fixing.commit_range import range_pass
     from benchop_hook.fixing.detect import Sources
@@ -59,7 +61,7 @@ def static_pass(
             old = snapshots.GitSnapshot(root, target.from_rev)
             new = snapshots.GitSnapshot(root, target.to_rev)
         bench = new if bench_from == "target" else snapshots.WorkTree(root, tracked, links)
-        out = range_pass(cfg, Sources(old, new, bench, tuple(changes)), target, rewrite=rewrite)
+        out = range_pass(cfg, Sources(old, new, bench, tuple(changes)), target, rewrite=rewrite, op=op)
     if kept_until_exit is not None:
         kept_until_exit.append(out)
     return out

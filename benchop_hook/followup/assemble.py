@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
+from benchop_hook.agent.step import hand_over
 from benchop_hook.errors import EXIT_BLOCKED, BenchOpError
 from benchop_hook.fixing.results import FileResult
 from benchop_hook.git import repo as gitrepo
@@ -42,7 +43,9 @@ def run_and_maybe_commit(
         run = _with_commit(job, merge_done=merge_done, flow_done=flow_done, warm=warm)
     else:
         with tree_guard(job.repo.root, job.repo.git_dir, Paths(job.cfg).bench) as guard:
-            run = execute(job, _static(job, "worktree"), guard, warm=warm)
+            static = _static(job, "worktree")
+            run = execute(job, static, guard, warm=warm)
+            run = hand_over(job, static, run, guard, prepare=None, finalize=True)
             run = before_commit(job, run)
     return after_run(job, run)
 
@@ -51,7 +54,13 @@ def _static(job: Job, bench_from: str) -> Static:
     from benchop_hook.fixing.static import static_pass
 
     return static_pass(
-        job.repo, job.cfg, job.target, job.changes, bench_from=bench_from, only=job.settings.only
+        job.repo,
+        job.cfg,
+        job.target,
+        job.changes,
+        bench_from=bench_from,
+        only=job.settings.only,
+        op=job.settings.op,
     )
 
 
@@ -70,7 +79,9 @@ def _with_commit(job: Job, *, merge_done: bool, flow_done: frozenset[str], warm:
     user = UserEdits(root, repo.git_dir, target.to_rev)
     is_bench = Paths(job.cfg).bench
     with tree_guard(root, repo.git_dir, is_bench) as guard:
-        run = execute(job, _static(job, "target"), guard, prepare=user.prepare, finalize=False, warm=warm)
+        static = _static(job, "target")
+        run = execute(job, static, guard, prepare=user.prepare, finalize=False, warm=warm)
+        run = hand_over(job, static, run, guard, prepare=user.prepare, finalize=False)
         if not run.components and not run.excluded:
             return run  # nothing was written: nothing to commit
         run = before_commit(job, run)  # the commit's table gains "vs parent"

@@ -250,6 +250,14 @@ def has_unmerged(root: str) -> bool:
     return bool(out.strip(b"\0"))
 
 
+def config_value(root: str, key: str) -> str | None:
+    """`git config --get KEY` as this repository sees it (its own config over the user's); None when unset."""
+    proc = _git(root, "config", "--get", key, check=False)
+    if proc.returncode != 0:
+        return None
+    return decode(proc.stdout).strip() or None
+
+
 def wait_for_index_lock(git_dir: str, timeout: float) -> bool:
     """Wait until no other git process holds the index lock. Never deletes it."""
     lock = os.path.join(git_dir, "index.lock")
@@ -648,3 +656,49 @@ def remove_worktree(root: str, path: str) -> None:
 
         shutil.rmtree(path, ignore_errors=True)
         _git(root, "worktree", "remove", "--force", path, check=False)  # with the folder gone, its record
+
+
+# -- the agent's sandbox: a repository of its own that borrows the user's objects (git/sandbox.py)
+
+
+def init_borrowing(dest: str, objects: str) -> None:
+    """An empty repository at `dest` (no template: no hooks) that reads `objects` (the user's object store)
+    through alternates and never writes there."""
+    _git(dest, "init", "-q", "--template=", ".")
+    with open(os.path.join(dest, ".git", "objects", "info", "alternates"), "w", encoding="utf-8") as f:
+        f.write(os.path.abspath(objects) + "\n")
+
+
+def checkout_tree(dest: str, commit: str, tree: str | None, *, hooks: str) -> None:
+    """`dest`'s working tree at `commit` (detached), or with `tree` on top of it; no hook runs."""
+    _git(dest, "-c", f"core.hooksPath={hooks}", "checkout", "-q", "--detach", commit)
+    if tree is not None:
+        _git(dest, "-c", f"core.hooksPath={hooks}", "read-tree", "-u", "--reset", tree)
+
+
+def commit_everything(dest: str, message: str, *, hooks: str, identity: dict[str, str]) -> str:
+    """Everything in `dest`'s working tree committed (no hook, no signing); the commit's id."""
+    _git(dest, "add", "-A")
+    env = clean_env(extra=identity)
+    flags = ("-c", f"core.hooksPath={hooks}", "-c", "commit.gpgSign=false")
+    _git(dest, *flags, "commit", "-q", "--no-verify", "--allow-empty", "-m", message, env=env)
+    return head(dest)
+
+
+def changes_since(dest: str, base: str) -> list[Change]:
+    """Every path `dest`'s working tree changed since `base`: committed there since or not, tracked or new."""
+    _git(dest, "add", "-A")
+    return parse_name_status(
+        _git(dest, "diff", "--cached", "--name-status", "-z", "--no-renames", base).stdout
+    )
+
+
+def index_tree(root: str, index: str) -> str:
+    """The tree the index file `index` holds, written from a copy of it: that file is only read."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bench-op-index-") as tmp:
+        copy = os.path.join(tmp, "index")
+        shutil.copyfile(index, copy)
+        return decode(_git(root, "write-tree", env=clean_env(extra={"GIT_INDEX_FILE": copy})).stdout).strip()

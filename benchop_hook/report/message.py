@@ -14,6 +14,7 @@ from benchop_hook.run.measurements import table
 from benchop_hook.run.outcome import RunOutcome
 
 MESSAGE_LINES = 40  # a follow-up commit's message stays readable in `git log`
+AGENT_TRAILER = "Bench-Op-Agent"  # the person's coding agent wrote part of the commit
 
 
 def commit_message(run: RunOutcome, files: Mapping[str, bytes], *, full_report: str | None = None) -> str:
@@ -47,6 +48,10 @@ def commit_message(run: RunOutcome, files: Mapping[str, bytes], *, full_report: 
                 "  inherited by " + ", ".join(k.name for k in kids if not reached or k.name in reached)
             )
     mine = [o for o in run.outcomes if o.path in files]
+    agents = sorted({o.agent.name for o in mine if o.agent is not None and o.agent.diff})
+    for name in agents:  # first: who wrote what is never cut from the message
+        edited = sorted(o.path for o in mine if o.agent is not None and o.agent.diff and o.agent.name == name)
+        body += ["", f"Edited by the agent {name}, checked and run by bench-op: {', '.join(edited)}"]
     rewrites = [f"- {fx}" for o in mine for fx in o.fixes]
     if rewrites:
         body += ["", "Rewrites:", *rewrites]
@@ -68,7 +73,8 @@ def commit_message(run: RunOutcome, files: Mapping[str, bytes], *, full_report: 
         more = len(body) - MESSAGE_LINES
         where = f" in {full_report}" if full_report else " in the JSON report (`bench-op run --json PATH`)"
         body = [*body[:MESSAGE_LINES], f"... {more} more lines; the whole report is{where}"]
-    return "\n".join([subject, "", *body, "", TRAILER, ""])
+    trailers = [TRAILER, *(f"{AGENT_TRAILER}: {name}" for name in agents)]
+    return "\n".join([subject, "", *body, "", *trailers, ""])
 
 
 def _named(change: OpChange, kids: list[OpChange], reached: set[str]) -> str:

@@ -32,6 +32,8 @@ def outcome_lines(o: FileOutcome) -> list[str]:
                 f"    the proposed rewrite was not left in the tree; it is saved as {o.patch} "
                 "(git apply it to use it)"
             )
+    if o.agent is not None and o.agent.diff and o.status == "passed":
+        lines.append(f"    the agent {o.agent.name} wrote part of it; bench-op checked and ran it")
     lines.extend(f"    note: {n}" for n in o.notes)
     return lines
 
@@ -48,9 +50,11 @@ def summary_line(run: RunOutcome) -> str:
     helpers = [o for o in run.outcomes if o.helper and o.status in ("passed", "not-run")]
     bad = len([o for o in run.outcomes if o.bad]) + len(run.blocked_static)
     parts = []
-    repaired = [o for o in done if o.fixes or o.content is not None]
+    repaired = [o for o in done if o.fixes or o.content is not None or o.agent is not None]
     if repaired:
-        parts.append(f"{plural(len(repaired), 'benchmark file')} repaired and producing numbers")
+        by_agent = sum(1 for o in repaired if o.agent is not None)
+        helped = f" ({by_agent} with the agent's edit)" if by_agent else ""
+        parts.append(f"{plural(len(repaired), 'benchmark file')} repaired and producing numbers{helped}")
     if len(done) > len(repaired):
         n = len(done) - len(repaired)
         parts.append(f"{plural(n, 'benchmark file')} ran with numbers, nothing to fix")

@@ -138,7 +138,7 @@ def _execute(
         sessions=len(seconds),
         share=share,
     )
-    return _finish(done, job.cfg)
+    return finish(done, job.cfg)
 
 
 def _share(job: Job, result: StaticResult, ctx: StaticContext, shard: frozenset[str]) -> Share:
@@ -371,20 +371,22 @@ def _put_back(
                 "which is blocked"
             )
     patches = []
+    proposed: dict[str, bytes] = {}
     for path in sorted(comp.paths):
         current, original = guard.read(path), guard.originals.get(path)
         if current is not None and original is not None and current != original:
             patches.append(save_patch(git_dir, path, original, current))
+            proposed[path] = current
         guard.restore(path)
     joined = patches[0] if len(patches) == 1 else (", ".join(patches) if patches else None)
     out = {}
     for o in comp.members:
         new = replace(o, status="blocked", reason=why[id(o)]) if id(o) in why else o
-        out[id(o)] = replace(new, patch=new.patch or joined)
+        out[id(o)] = replace(new, patch=new.patch or joined, proposed=proposed.get(o.path))
     return out
 
 
-def _finish(run: RunOutcome, cfg: Config) -> RunOutcome:
+def finish(run: RunOutcome, cfg: Config) -> RunOutcome:
     """The run's status from its files'."""
     bad = [o for o in run.outcomes if o.bad]
     if bad or run.blocked_static:

@@ -5,11 +5,15 @@ the command line): where (`RepoPaths`, `Config`), what (`Target` and the changed
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from benchop_hook.config import Config, parse_gpus
 from benchop_hook.errors import UsageError
 from benchop_hook.git.repo import Change, RepoPaths
 from benchop_hook.git.target import Target
+
+if TYPE_CHECKING:  # (the no-op hook builds RunSettings on every commit: no import it does not need)
+    from benchop_hook.agent.settings import Agent
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,8 @@ class RunSettings:
     affected: bool = False  # run every benchmark function that builds a changed class, fixed or not
     env: tuple[tuple[str, str], ...] = ()  # more environment for the benchmark sessions
     split: tuple[int, int] | None = None  # (I, N): take shard I of N of the affected files (run/shards.py)
+    agent: Agent | None = None  # the person's coding agent, for what bench-op could not fix
+    op: str | None = None  # only the calls of this Op class (and its successor)
 
 
 def settings(
@@ -46,6 +52,8 @@ def settings(
     baseline: bool = False,
     affected: bool = False,
     split: tuple[int, int] | None = None,
+    agent: Agent | None = None,
+    op: str | None = None,
 ) -> RunSettings:
     """The command line's values over the config's, checked: a bad value is a usage error whether or not
     there turns out to be work."""
@@ -72,6 +80,8 @@ def settings(
         n,
         affected,
         split=split,
+        agent=agent,
+        op=op,
     )
 
 

@@ -16,6 +16,27 @@ from benchop_hook.records.baseline import Comparison
 from benchop_hook.run.measurements import Number
 from benchop_hook.run.shards import Share
 
+
+@dataclass(frozen=True)
+class ByAgent:
+    """The person's coding agent's part in a file: its command's name, its edit as a unified diff against
+    the file bench-op handed it (empty when nothing of it was kept), and where its log is."""
+
+    name: str
+    diff: str = ""
+    log: str | None = None
+    seconds: float = 0.0  # the agent's own time
+    step_seconds: float = 0.0  # the whole step: sandbox, the agent, the checks (the run not included)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "log": self.log,
+            "seconds": round(self.seconds, 3),
+            "overhead_seconds": round(max(0.0, self.step_seconds - self.seconds), 3),
+        }
+
+
 # "not-run": the file could not run on this machine (no GPU, a module or pytest missing in the benchmark
 # interpreter, --no-run); its static fix stands.
 OutcomeStatus = Literal["passed", "failed", "not-run", "blocked"]
@@ -47,6 +68,11 @@ class FileOutcome:
     busy: float = (
         0.0  # seconds its cases took in its last run (recorded with its numbers: shards balance by it)
     )
+    # Blocked on an interface error the repair loop could not fix: its traceback, and the file as bench-op
+    # had it then (what a coding agent starts from).
+    interface: str | None = None
+    proposed: bytes | None = None
+    agent: ByAgent | None = None  # the person's coding agent worked on this file
 
     @property
     def bad(self) -> bool:
@@ -66,7 +92,16 @@ class FileOutcome:
             "gpus": sorted(self.gpus),
             "targets": list(self.targets),
             "notes": list(self.notes),
+            **(self.agent_json() if self.agent is not None else {}),
         }
+
+    def agent_json(self) -> dict[str, object]:
+        """`"by": "agent"` and its hunks when the agent's edit was kept; what the agent did either way."""
+        assert self.agent is not None
+        hunks = [h for h in self.agent.diff.split("\n@@") if h.strip()][1:] if self.agent.diff else []
+        name = self.agent.name
+        kept = {"by": "agent", "hunks": [{"by": "agent", "agent": name, "diff": "@@" + h} for h in hunks]}
+        return {**(kept if hunks else {}), "agent": self.agent.as_json()}
 
 
 @dataclass(frozen=True)

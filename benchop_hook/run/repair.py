@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -17,7 +18,14 @@ from benchop_hook.fixing.results import FileResult
 from benchop_hook.run.dictfix import runtime_fix
 from benchop_hook.run.notrun import Environment
 from benchop_hook.run.outcome import FileOutcome, OutcomeStatus
-from benchop_hook.run.runner import Interpreter, RunResult, Warm, run_pytest, uses_benchmark_fixture
+from benchop_hook.run.runner import (
+    Failure,
+    Interpreter,
+    RunResult,
+    Warm,
+    run_pytest,
+    uses_benchmark_fixture,
+)
 from benchop_hook.run.triage import verdict
 
 
@@ -45,6 +53,14 @@ def node_targets(fr: FileResult) -> list[str]:
             return [fr.path]  # a helper: which tests reach it is not worth guessing
         names.append(f"{fr.path}::{q}")
     return sorted(names)
+
+
+def traceback_text(f: Failure, root: str, frames: int = 6) -> str:
+    """A failure as a coding agent reads it: the innermost frames in the repository, then the exception."""
+    paths = [str(fr.get("path")) for fr in f.frames]
+    mine = [(os.path.relpath(p, root) if os.path.isabs(p) else p, fr) for p, fr in zip(paths, f.frames)]
+    where = [f"  {p}:{fr.get('line')} in {fr.get('name', '?')}" for p, fr in mine if not p.startswith("..")]
+    return "\n".join([*where[-frames:], f.headline()])
 
 
 @dataclass(frozen=True)
@@ -99,6 +115,7 @@ class FileRepair:
         v = verdict(res, ctx.root, ctx.is_bench, ctx.env)
         if v.kind == "interface" and v.failure is not None:
             if self.repairs >= ctx.max_iterations:
+                self.out = replace(self.out, interface=traceback_text(v.failure, ctx.root))
                 self._finish(
                     "blocked",
                     f"still failing after {self.repairs} repair{'s' if self.repairs != 1 else ''}: "
@@ -107,6 +124,7 @@ class FileRepair:
                 return
             fix = runtime_fix(v.failure, ctx.read, ctx.static, ctx.root, ctx.is_bench)
             if fix.content is None or fix.path is None:
+                self.out = replace(self.out, interface=traceback_text(v.failure, ctx.root))
                 self._finish("blocked", fix.description)
                 return
             self.repairs += 1

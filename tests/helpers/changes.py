@@ -82,3 +82,14 @@ def every_kind_of_call(repo: Repo) -> None:
         "def __init__(self, M, N, K, dtype, alpha, trans_b=False):",
     )
     repo.commit("the Op changes")
+
+
+GEMM_SHAPES = PROJECT / "examples" / "gemm-from-input-shapes"  # the Op change the agent demo commits
+
+
+def gemm_shapes_change(repo: Repo) -> None:
+    """GemmOp(M, N, K, dtype, trans_b=False) -> GemmOp(shape_a, shape_b, dtype, trans_b=False), with tests
+    that build it from constants of their own: bench-op has no evidence for a benchmark's shapes, and blocks
+    (a call only a person, or their agent, can fix)."""
+    for rel in ("src/minitile/ops/gemm.py", "tests/ops/test_gemm.py"):
+        repo.write(rel, (GEMM_SHAPES / rel).read_text())

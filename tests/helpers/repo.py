@@ -132,11 +132,11 @@ def _text(stream: io.TextIOWrapper) -> str:
 
 
 def run_json(
-    repo: Repo, tmp_path: Path, *args: str, timeout: float = 300
+    repo: Repo, tmp_path: Path, *args: str, timeout: float = 300, env: Mapping[str, str] | None = None
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
     """`bench-op run --json` as a program: its result and the JSON report ({} when it wrote none)."""
     out = tmp_path / "run.json"
-    r = repo.bench_op("run", "--json", str(out), *args, timeout=timeout)
+    r = repo.bench_op("run", "--json", str(out), *args, timeout=timeout, env=env)
     return r, json.loads(out.read_text()) if out.exists() else {}
 
 

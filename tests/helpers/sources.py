@@ -55,3 +55,14 @@ HANG = (
     "    SumFwdOp(4, 8, torch.float32)\n    child = subprocess.Popen(['sleep', '300'])\n"
     "    open(os.environ['HANG_PIDFILE'], 'w').write(str(child.pid))\n    time.sleep(300)\n"
 )
+
+# A second case in bench_gemm.py that passes a choice (trans_b=True): what an agent's edit must keep.
+GEMM_NT_CASE = """
+
+@pytest.mark.parametrize("M, N, K", SHAPES)
+def test_gemm_nt_bench(M, N, K, record_property):
+    a, b = randn(M, K, dtype=DTYPE), randn(N, K, dtype=DTYPE)
+    op = ops.GemmOp(M, N, K, DTYPE, trans_b=True)
+    ms = time_ms(op, a, b)
+    report(record_property, "gemm_nt", ms, flops=2 * M * N * K)
+"""

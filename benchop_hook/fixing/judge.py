@@ -14,10 +14,10 @@ from benchop_hook.analysis.callsites import UNKNOWN, Arg, CallSite, Gone, Instan
 from benchop_hook.analysis.cases import Cases
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import Edit, EditKind
-from benchop_hook.analysis.examples import Learned, bound_args, pair_free_names, template_of
+from benchop_hook.analysis.examples import Learned, bound, bound_args, pair_free_names, template_of
 from benchop_hook.analysis.locate import analyze
 from benchop_hook.analysis.modules import ClassRef
-from benchop_hook.analysis.signatures import Signature
+from benchop_hook.analysis.signatures import Signature, same_default
 from benchop_hook.fixing.context import change_signatures, value_source
 from benchop_hook.fixing.imports import import_fixes, imports_in_functions
 from benchop_hook.fixing.judging import DefaultPins, Judging, pins_for, test_checks
@@ -31,6 +31,7 @@ from benchop_hook.fixing.plan import (
     classify,
     default_pins,
     fails_whatever_splats_hold,
+    is_choice,
     judge_now,
     plan,
     plan_explicit,
@@ -400,6 +401,9 @@ def from_the_commit(
         return Taught()
     if learned.template is None:
         return _half(learned, bv, old_sig, new_sig) or Taught()
+    unshown = _choice_not_shown(bv, learned, old_sig)
+    if unshown is not None:
+        return unshown
     n = len(learned.pairs)
     why = f"as {learned.cited} changed it ({n} pair{'s' if n != 1 else ''} of the commit's own edits agree)"
     values: dict[str, Value] = {}
@@ -417,6 +421,23 @@ def from_the_commit(
         elif param not in bv:
             extras.append((param, src, f"{param}={src} added: {why}"))
     return Taught(values, tuple(extras))
+
+
+def _choice_not_shown(bv: Mapping[str, str], learned: Learned, old_sig: Signature) -> str | None:
+    """Why the template does not reach this call: it passes a choice that none of the pairs passed. The
+    pairs show the edit for their own choices only (`shape_b = (K, N)`, learned from calls without
+    `trans_b=True`, builds the wrong shape with it)."""
+    olds = [bound(p.old, old_sig) for p in learned.pairs]
+    for name, src in bv.items():
+        param = old_sig.get(name)
+        if param is None or not is_choice(src, param):
+            continue
+        if not any(b is not None and same_default(b.get(name, param.default), src) for b in olds):
+            return (
+                f"it passes {name}={src}, and the commit's own edits ({learned.cited}) show the new call "
+                f"only for cases without it: fix it by hand"
+            )
+    return None
 
 
 def _example(learned: Learned | None) -> Example | None:

@@ -3,7 +3,7 @@ each on a change of the fixture library, through `bench-op check` / `fix`."""
 
 from __future__ import annotations
 
-from tests.helpers.repo import Repo
+from tests.helpers.repo import PROJECT, Repo
 
 NORM_SHAPE = (
     "    def __init__(self, M, hidden, dtype, eps=1e-6):\n        self.M = M\n        self.hidden = hidden\n",
@@ -341,3 +341,33 @@ def test_a_guarded_call_is_left_to_the_run_in_a_range_as_in_all_files(repo: Repo
     line = next((ln for ln in r.stdout.splitlines() if "bench_guarded.py:13" in ln), "")
     assert "unknown: the run decides" in line and 'only under `if "rows" in inspect' in line, r.stdout
     assert "fix it by hand" not in "\n".join(ln for ln in r.stdout.splitlines() if "bench_guarded" in ln)
+
+
+GEMM_NT = """
+
+@pytest.mark.parametrize("M, N, K", SHAPES)
+def test_gemm_nt_bench(M, N, K, record_property):
+    a, b = randn(M, K, dtype=DTYPE), randn(N, K, dtype=DTYPE)
+    op = ops.GemmOp(M, N, K, DTYPE, trans_b=True)
+    ms = time_ms(op, a, b)
+    report(record_property, "gemm_nt", ms, flops=2 * M * N * K)
+"""
+
+
+def test_a_template_learned_without_a_choice_is_not_used_with_it(repo: Repo) -> None:
+    # The tests show GemmOp(8, 4, 16, f32) -> GemmOp((8, 16), (16, 4), f32): shape_b = (K, N). With
+    # trans_b=True the second input is (N, K): the same template would build the wrong shape, and the run
+    # would measure another problem (or pass on square shapes and record it).
+    repo.write("benchmarks/ops/bench_gemm.py", repo.read("benchmarks/ops/bench_gemm.py") + GEMM_NT)
+    repo.commit("a transposed case")
+    shapes = PROJECT / "examples" / "gemm-from-input-shapes"
+    repo.write("src/minitile/ops/gemm.py", (shapes / "src/minitile/ops/gemm.py").read_text())
+    repo.replace(
+        "tests/ops/test_gemm.py", "GemmOp(8, 4, 16, torch.float32)", "GemmOp((8, 16), (16, 4), torch.float32)"
+    )
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    text = repo.read("benchmarks/ops/bench_gemm.py")
+    assert "ops.GemmOp(shape_a=(M, K), shape_b=(K, N), dtype=DTYPE)" in text, text
+    assert "ops.GemmOp(M, N, K, DTYPE, trans_b=True)" in text, text
+    assert "it passes trans_b=True, and the commit's own edits" in r.stdout, r.stdout

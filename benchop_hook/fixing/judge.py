@@ -424,9 +424,14 @@ def from_the_commit(
 
 
 def _choice_not_shown(bv: Mapping[str, str], learned: Learned, old_sig: Signature) -> str | None:
-    """Why the template does not reach this call: it passes a choice that none of the pairs passed. The
-    pairs show the edit for their own choices only (`shape_b = (K, N)`, learned from calls without
-    `trans_b=True`, builds the wrong shape with it)."""
+    """Why the template does not reach this call: it arranges several old values into one (`shape_b = (K,
+    N)`), and the call passes a choice that none of the pairs passed. An arrangement is shown for the pairs'
+    own choices only: learned from calls without `trans_b=True`, (K, N) is the wrong shape with it. A
+    template that only drops or renames, or builds from one value (`normalized_shape = (N,)`), has no order
+    a choice could change."""
+    assert learned.template is not None
+    if not any(len(expr.params) > 1 for _, expr in learned.template.sets):
+        return None
     olds = [bound(p.old, old_sig) for p in learned.pairs]
     for name, src in bv.items():
         param = old_sig.get(name)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from benchop_hook.agent.step import hand_over
 from benchop_hook.errors import EXIT_BLOCKED, BenchOpError
 from benchop_hook.fixing.results import FileResult
+from benchop_hook.git import objects as gitobjects
 from benchop_hook.git import repo as gitrepo
 from benchop_hook.git.commit import follow_up_commit, merge3, patch_applies, pre_commit_stash, touches
 from benchop_hook.git.repo import RepoPaths
@@ -123,7 +124,7 @@ class UserEdits:
         """What goes on disk for a fixed file: the fix with the user's unstaged edits on top."""
         self.heads[fr.path] = fr.before or b""
         user = read_bytes(os.path.join(self.root, fr.path))
-        entry = gitrepo.index_entries(self.root, staged=False).get(fr.path)
+        entry = gitobjects.index_entries(self.root, staged=False).get(fr.path)
         head_blob = gitrepo.verify(self.root, f"{self.head}:{fr.path}") or ""
         if entry is None or entry[1] != head_blob:
             saved = ""

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchop_hook.errors import BenchOpError
+from benchop_hook.git import objects as gitobjects
 from benchop_hook.git import repo as gitrepo
 
 TRAILER = "Bench-Op: follow-up"
@@ -94,7 +95,7 @@ def _commit(
     blobs: dict[str, tuple[str, str]] = {}
     with gitrepo.temporary_index(root, git_dir, "index", head, extra={ENV_GUARD: "1"}) as env:
         for path, data in sorted(files.items()):
-            blobs[path] = (_mode_at(root, head, path), gitrepo.write_blob(root, data))
+            blobs[path] = (_mode_at(root, head, path), gitobjects.write_blob(root, data))
             gitrepo.stage_blob(root, env, *blobs[path], path)
         # Hooks are off for this one commit: the trailer and ENV_GUARD keep bench-op from reacting to it
         # even where a hook does run (an amend, a cherry-pick), and no other hook re-runs on it.
@@ -112,8 +113,8 @@ def _follow_in_index(root: str, head: str, blobs: dict[str, tuple[str, str]]) ->
     anything else there is the user's (staged) work and stays as it is. Warnings where git refused."""
     warnings = []
     for path, (mode, blob) in blobs.items():
-        old = gitrepo.tree_entry(root, head, path)
-        entry = gitrepo.index_entries(root, staged=False).get(path)
+        old = gitobjects.tree_entry(root, head, path)
+        entry = gitobjects.index_entries(root, staged=False).get(path)
         if entry is None or entry[1] != (old[1] if old else ""):
             continue
         if not gitrepo.set_index_entry(root, mode, blob, path):
@@ -125,7 +126,7 @@ def _follow_in_index(root: str, head: str, blobs: dict[str, tuple[str, str]]) ->
 
 
 def _mode_at(root: str, rev: str, path: str) -> str:
-    entry = gitrepo.tree_entry(root, rev, path)
+    entry = gitobjects.tree_entry(root, rev, path)
     return entry[0] if entry else "100644"
 
 
@@ -158,7 +159,7 @@ def pre_commit_stash(ppid: int | None = None) -> bytes | None:
 def patch_applies(root: str, git_dir: str, head: str, path: str, content: bytes, patch: bytes) -> bool:
     """Would `git apply` of the user's stashed patch (its hunks for `path`) succeed on top of `content`?"""
     with gitrepo.temporary_index(root, git_dir, "check-index", head) as env:
-        gitrepo.stage_blob(root, env, _mode_at(root, head, path), gitrepo.write_blob(root, content), path)
+        gitrepo.stage_blob(root, env, _mode_at(root, head, path), gitobjects.write_blob(root, content), path)
         return gitrepo.applies(root, env, patch, path)
 
 

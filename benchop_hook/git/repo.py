@@ -1,4 +1,5 @@
-"""The only place that talks to git: every other module calls one of the small functions here.
+"""The only place that runs git: every other module calls one of the small functions here, or, for what
+GitPython does in-process, one of `git/objects.py`'s.
 
 Two ways in, chosen by what the caller can afford:
 - plain `git` subprocesses on the no-op path (what changed? did a constructor change? which stage fired
@@ -6,9 +7,10 @@ Two ways in, chosen by what the caller can afford:
   merge-file, apply). A commit that touches no Op must cost at most 50 ms more than `python -c pass` plus
   one `git diff`, and importing GitPython alone costs about 100 ms: it is imported only once a command
   knows it has work.
-- GitPython for what it does in-process: index entries, tree entries and their modes, blobs written
-  through the object database. Its object reads go through `BatchReader` (a clean environment, restarted
-  in a forked child) and its writes stay in-process: GitPython runs no git command on the repository.
+- GitPython (`git/objects.py`) for what it does in-process: index entries, tree entries and their modes,
+  blobs written through the object database. Its object reads go through `BatchReader` here (a clean
+  environment, restarted in a forked child) and its writes stay in-process: GitPython runs no git command
+  on the repository.
 
 Hooks inherit `GIT_INDEX_FILE`, `GIT_DIR` and friends from the git command that runs them. Every git call
 here gets an environment without them (`clean_env`), and GitPython opens a repository with them hidden,
@@ -18,7 +20,6 @@ except reads of the staged tree, which must see the index git is about to commit
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import os
 import subprocess
@@ -32,7 +33,6 @@ from benchop_hook.git.formats import (
     Change,
     GitObject,
     decode,
-    index_extension_names,
     parse_ls_files,
     parse_name_status,
     parse_status_paths,
@@ -40,8 +40,7 @@ from benchop_hook.git.formats import (
 )
 
 if TYPE_CHECKING:
-    from git import Repo, Tree
-    from git.db import GitCmdObjectDB
+    pass
 
 # What git exports to hooks that would not redirect our own git calls.
 _GIT_ENV_KEEP = {
@@ -70,7 +69,7 @@ _GIT_ENV_KEEP = {
 }
 
 
-def _redirects(name: str, *, keep_index: bool = False) -> bool:
+def redirects(name: str, *, keep_index: bool = False) -> bool:
     """Would this inherited variable point our git calls somewhere else than the repository they name?"""
     return (
         name.startswith("GIT_")
@@ -81,7 +80,7 @@ def _redirects(name: str, *, keep_index: bool = False) -> bool:
 
 
 def clean_env(*, keep_index: bool = False, extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not _redirects(k, keep_index=keep_index)}
+    env = {k: v for k, v in os.environ.items() if not redirects(k, keep_index=keep_index)}
     env["GIT_TERMINAL_PROMPT"] = "0"
     env.setdefault("LC_ALL", "C")
     if extra:
@@ -395,151 +394,9 @@ class BatchReader:
             self.close()
 
 
-# -- GitPython: index entries, tree entries and modes, blobs written (work to do: imported here only)
-
-
-@functools.cache
-def _object_db() -> type[GitCmdObjectDB]:
-    from git.cmd import Git
-    from git.db import GitCmdObjectDB
-    from gitdb.base import OInfo, OStream
-    from gitdb.db.loose import LooseObjectDB
-
-    class ObjectDB(GitCmdObjectDB):
-        """GitPython's object database, reading through `BatchReader` (a clean environment, a forked
-        child's own process) and writing loose objects in-process."""
-
-        def __init__(self, root_path: str, git: Git) -> None:
-            super().__init__(root_path, git)
-            self.reader = BatchReader(str(git.working_dir))
-
-        def _object(self, binsha: bytes) -> GitObject:
-            obj = self.reader.read([binsha.hex()])[0]
-            if obj is None:
-                raise GitError(f"git cat-file failed: cannot read object {binsha.hex()}")
-            return obj
-
-        def info(self, binsha: bytes) -> OInfo:
-            obj = self._object(binsha)
-            return OInfo(binsha, obj.type.decode(), len(obj.data))
-
-        def stream(self, binsha: bytes) -> OStream:
-            obj = self._object(binsha)
-            return OStream(binsha, obj.type.decode(), len(obj.data), io.BytesIO(obj.data))
-
-        def store(self, istream: object) -> object:
-            return LooseObjectDB.store(self, istream)
-
-    return ObjectDB
-
-
-@contextlib.contextmanager
-def _hook_env_hidden() -> Iterator[None]:
-    """GitPython reads GIT_DIR, GIT_WORK_TREE, GIT_COMMON_DIR and GIT_OBJECT_DIRECTORY from this process's
-    environment while it opens a repository: a hook's values must not redirect it."""
-    hidden = {k: os.environ.pop(k) for k in list(os.environ) if _redirects(k)}
-    try:
-        yield
-    finally:
-        os.environ.update(hidden)
-
-
-@contextlib.contextmanager
-def _repository(root: str) -> Iterator[Repo]:
-    """GitPython's view of the work tree at `root`, for the length of one call: nothing outlives it, so
-    a forked child never shares it."""
-    from git import Repo
-
-    with _hook_env_hidden():
-        repo = Repo(root, odbt=_object_db())
-    try:
-        yield repo
-    finally:
-        repo.odb.reader.close()
-        repo.close()
-
-
-def _mode(mode: int) -> str:
-    return f"{mode:06o}"  # as git prints it: 100644, 100755, 120000, 160000, 040000
-
-
-def tree_entries(root: str, rev: str) -> list[tuple[str, str, str]]:
-    """(mode, object id, path) of every entry of `rev`'s tree but its trees, in git's order (`ls-tree -r`'s:
-    depth first, each tree's entries as stored)."""
-    from git import Tree
-
-    def walk(tree: Tree) -> Iterator[tuple[str, str, str]]:
-        for obj in tree:
-            if isinstance(obj, Tree):
-                yield from walk(obj)
-            else:
-                yield _mode(obj.mode), obj.hexsha, str(obj.path)
-
-    with _repository(root) as repo:
-        return list(walk(_tree(repo, rev)))
-
-
-def tree_entry(root: str, rev: str, path: str) -> tuple[str, str] | None:
-    """(mode, object id) of `path` in `rev`'s tree, or None."""
-    with _repository(root) as repo:
-        try:
-            obj = _tree(repo, rev) / path
-        except KeyError:
-            return None
-        return _mode(obj.mode), obj.hexsha
-
-
-def _tree(repo: Repo, rev: str) -> Tree:
-    from git import Tree
-
-    # git resolves the revision: what GitPython's own rev-parse would read from refs, git knows for sure.
-    obj = repo.odb.reader.read([f"{rev}^{{tree}}"])[0]
-    if obj is None:
-        raise GitError(f"git ls-tree failed: '{rev}' names no tree")
-    return Tree(repo, bytes.fromhex(obj.sha), path="")
-
-
-def write_blob(root: str, data: bytes) -> str:
-    """Store `data` as a blob as it is (it is the content to commit: no filters apply), and return its id."""
-    from gitdb.base import IStream
-
-    with _repository(root) as repo:
-        stored = repo.odb.store(IStream("blob", len(data), io.BytesIO(data)))
-        return bytes(stored.hexsha).decode()
-
-
-def index_entries(root: str, *, staged: bool) -> dict[str, tuple[str, str]]:
-    """(mode, blob id) by path of every stage-0 entry of an index: the one git is about to commit when
-    `staged` (a hook's GIT_INDEX_FILE), else the work tree's own index."""
-    with _repository(root) as repo:
-        path = os.path.join(repo.git_dir, "index")
-    hooked = os.environ.get("GIT_INDEX_FILE") if staged else None
-    if hooked:
-        path = os.path.join(root, hooked)  # a relative one is relative to the top level, where git runs
-    entries = _read_index(path)
-    if entries is None:
-        entries = _ls_files(root, staged)
-    return entries
-
-
-def _read_index(path: str) -> dict[str, tuple[str, str]] | None:
-    """The index file read in-process by GitPython; None where it can't be read that way (index format
-    4, a split or sparse index, a path that is no UTF-8): `git ls-files` reads those."""
-    from git.index.fun import read_cache
-
-    try:
-        with open(path, "rb") as f:
-            _version, entries, extensions, _sha = read_cache(f)
-    except FileNotFoundError:
-        return {}
-    except (AssertionError, ValueError, OSError):
-        return None
-    if {b"link", b"sdir"} & index_extension_names(extensions):
-        return None  # the other entries are in a shared index / folded into sparse directory entries
-    return {str(p): (_mode(e.mode), e.hexsha) for (p, stage), e in entries.items() if stage == 0}
-
-
-def _ls_files(root: str, staged: bool) -> dict[str, tuple[str, str]]:
+def ls_files(root: str, *, staged: bool) -> dict[str, tuple[str, str]]:
+    """(mode, blob id) by path of the index's stage-0 entries, as `git ls-files -s` lists them: for the
+    indexes GitPython can't read (git/objects.py)."""
     return parse_ls_files(_git(root, "ls-files", "-z", "-s", env=clean_env(keep_index=staged)).stdout)
 
 

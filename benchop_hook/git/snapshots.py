@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable
 
 from benchop_hook.errors import GitError
+from benchop_hook.git import objects as gitobjects
 from benchop_hook.git import repo as gitrepo
 
 _REGULAR = ("100644", "100755")
@@ -16,7 +17,7 @@ _LINK = "120000"
 def list_tracked(root: str, links: list[str] | None = None) -> list[str]:
     """Tracked regular files of the index git is about to commit. Symlinks go to `links`."""
     paths = []
-    for path, (mode, _sha) in gitrepo.index_entries(root, staged=True).items():
+    for path, (mode, _sha) in gitobjects.index_entries(root, staged=True).items():
         if mode in _REGULAR:
             paths.append(path)
         elif mode == _LINK and links is not None:
@@ -80,10 +81,10 @@ class GitSnapshot(Snapshot):
         if self._entries is None:
             if self._rev is None:
                 listed = [
-                    (m, sha, p) for p, (m, sha) in gitrepo.index_entries(self._root, staged=True).items()
+                    (m, sha, p) for p, (m, sha) in gitobjects.index_entries(self._root, staged=True).items()
                 ]
             else:
-                listed = gitrepo.tree_entries(self._root, self._rev)
+                listed = gitobjects.tree_entries(self._root, self._rev)
             self._entries = {path: sha for mode, sha, path in listed if mode in _REGULAR}
         return self._entries
 

@@ -15,6 +15,7 @@ import pytest
 
 from benchop_hook.errors import GitError
 from benchop_hook.git import flows
+from benchop_hook.git import objects as gitobjects
 from benchop_hook.git import repo as gitrepo
 from benchop_hook.records.parent_run import temporary_worktree
 from tests.helpers.repo import Repo, files_repo, git
@@ -65,9 +66,9 @@ def test_a_hooks_git_dir_and_index_do_not_redirect_the_repository(
     found = gitrepo.find_repo(str(mine))
     assert found.root == str(mine)
     # GitPython's view (index, trees, blobs) is the same repository, whatever the hook exported
-    assert list(gitrepo.index_entries(str(mine), staged=False)) == ["m.py"]
-    assert [p for _m, _s, p in gitrepo.tree_entries(str(mine), "HEAD")] == ["m.py"]
-    blob = gitrepo.write_blob(str(mine), b"written\n")
+    assert list(gitobjects.index_entries(str(mine), staged=False)) == ["m.py"]
+    assert [p for _m, _s, p in gitobjects.tree_entries(str(mine), "HEAD")] == ["m.py"]
+    blob = gitobjects.write_blob(str(mine), b"written\n")
     monkeypatch.delenv("GIT_OBJECT_DIRECTORY")
     monkeypatch.delenv("GIT_DIR")
     monkeypatch.delenv("GIT_COMMON_DIR")
@@ -86,10 +87,10 @@ def test_the_staged_index_is_the_one_the_hook_names(tmp_path: Path, monkeypatch:
     subprocess.run(["git", "read-tree", "HEAD"], cwd=root, env=env, check=True)
     subprocess.run(["git", "add", "new.py"], cwd=root, env=env, check=True)
     monkeypatch.setenv("GIT_INDEX_FILE", str(temp_index))
-    assert sorted(gitrepo.index_entries(str(root), staged=True)) == ["a.py", "new.py"]
-    assert sorted(gitrepo.index_entries(str(root), staged=False)) == ["a.py"]
+    assert sorted(gitobjects.index_entries(str(root), staged=True)) == ["a.py", "new.py"]
+    assert sorted(gitobjects.index_entries(str(root), staged=False)) == ["a.py"]
     monkeypatch.setenv("GIT_INDEX_FILE", os.path.join(".git", "next-index.lock"))  # relative: to the top
-    assert sorted(gitrepo.index_entries(str(root), staged=True)) == ["a.py", "new.py"]
+    assert sorted(gitobjects.index_entries(str(root), staged=True)) == ["a.py", "new.py"]
 
 
 def test_clean_env_drops_what_redirects_git_and_keeps_identity(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -132,7 +133,7 @@ def test_index_entries_match_ls_files_for_every_kind_of_entry(tmp_path: Path) ->
     git(root, "add", "-A")
     Repo(root).write("intent.py", "I\n")
     git(root, "add", "-N", "intent.py")
-    entries = gitrepo.index_entries(str(root), staged=False)
+    entries = gitobjects.index_entries(str(root), staged=False)
     assert entries == ls_files(root)
     assert list(entries) == list(ls_files(root)), "in the index's order"
     modes = {p: m for p, (m, _sha) in entries.items()}
@@ -150,7 +151,7 @@ def test_a_conflicted_path_has_no_stage_0_entry(tmp_path: Path) -> None:
     git(root, "commit", "-q", "-am", "main")
     subprocess.run(["git", "merge", "-q", "other"], cwd=root, capture_output=True, check=False)
     assert gitrepo.has_unmerged(str(root))
-    assert "a.py" not in gitrepo.index_entries(str(root), staged=False)
+    assert "a.py" not in gitobjects.index_entries(str(root), staged=False)
 
 
 @pytest.mark.parametrize(
@@ -170,7 +171,7 @@ def test_an_index_gitpython_cannot_read_is_listed_by_git(
         git(root, *command)
     Repo(root).write("d/f9.py", "X = 9\n")
     git(root, "add", "d/f9.py")
-    entries = gitrepo.index_entries(str(root), staged=False)
+    entries = gitobjects.index_entries(str(root), staged=False)
     assert entries == ls_files(root) and len(entries) == 7, "every file, the ones outside a sparse cone too"
 
 
@@ -179,14 +180,14 @@ def test_a_path_that_is_no_utf8_is_listed_as_git_lists_it(tmp_path: Path) -> Non
     name = b"caf\xe9.py"
     (root / os.fsdecode(name)).write_bytes(b"X = 1\n")
     git(root, "add", "-A")
-    entries = gitrepo.index_entries(str(root), staged=False)
+    entries = gitobjects.index_entries(str(root), staged=False)
     assert os.fsdecode(name) in entries and entries == ls_files(root)
 
 
 def test_a_missing_index_has_no_entries(tmp_path: Path) -> None:
     root = files_repo(tmp_path / "r", A_PY).path
     (root / ".git" / "index").unlink()
-    assert gitrepo.index_entries(str(root), staged=False) == {}
+    assert gitobjects.index_entries(str(root), staged=False) == {}
 
 
 # -- tree entries and modes
@@ -214,10 +215,10 @@ def test_tree_entries_match_ls_tree_in_its_order(tmp_path: Path) -> None:
     git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "s/sub")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "kinds")
-    entries = gitrepo.tree_entries(str(root), "HEAD")
+    entries = gitobjects.tree_entries(str(root), "HEAD")
     assert entries == ls_tree(root, "HEAD")
     assert [p for _m, _s, p in entries][:8] == [".gitmodules", "A", "a-b", "a.b", "a/c", "a/z/d", "a0", "b"]
-    assert gitrepo.tree_entries(str(root), "HEAD~1") == ls_tree(root, "HEAD~1")
+    assert gitobjects.tree_entries(str(root), "HEAD~1") == ls_tree(root, "HEAD~1")
 
 
 def test_tree_entry_gives_the_mode_and_id_of_one_path(tmp_path: Path) -> None:
@@ -225,16 +226,16 @@ def test_tree_entry_gives_the_mode_and_id_of_one_path(tmp_path: Path) -> None:
     os.chmod(root / "bin/run.sh", 0o755)
     git(root, "commit", "-q", "-am", "executable")
     sha = git(root, "rev-parse", "HEAD:bin/run.sh").strip()
-    assert gitrepo.tree_entry(str(root), "HEAD", "bin/run.sh") == ("100755", sha)
-    assert gitrepo.tree_entry(str(root), "HEAD~1", "bin/run.sh") == ("100644", sha)
-    assert gitrepo.tree_entry(str(root), "HEAD", "bin/missing.sh") is None
-    assert gitrepo.tree_entry(str(root), "HEAD", "a.py/inside") is None
+    assert gitobjects.tree_entry(str(root), "HEAD", "bin/run.sh") == ("100755", sha)
+    assert gitobjects.tree_entry(str(root), "HEAD~1", "bin/run.sh") == ("100644", sha)
+    assert gitobjects.tree_entry(str(root), "HEAD", "bin/missing.sh") is None
+    assert gitobjects.tree_entry(str(root), "HEAD", "a.py/inside") is None
 
 
 def test_a_revision_that_names_no_tree_is_an_error(tmp_path: Path) -> None:
     root = files_repo(tmp_path / "r", A_PY).path
     with pytest.raises(GitError):
-        gitrepo.tree_entries(str(root), "no-such-branch")
+        gitobjects.tree_entries(str(root), "no-such-branch")
 
 
 # -- blobs
@@ -244,14 +245,14 @@ def test_a_blob_is_written_as_it_is_whatever_the_paths_filters(tmp_path: Path) -
     root = files_repo(tmp_path / "r", {".gitattributes": "*.py text eol=crlf\n"}).path
     git(root, "config", "core.autocrlf", "true")
     data = b"x = 1\r\ny = 2\n\xff\n"
-    sha = gitrepo.write_blob(str(root), data)
+    sha = gitobjects.write_blob(str(root), data)
     hashed = subprocess.run(
         ["git", "hash-object", "--no-filters", "--stdin"], cwd=root, input=data, capture_output=True
     )
     assert sha == hashed.stdout.decode().strip()
     shown = subprocess.run(["git", "cat-file", "blob", sha], cwd=root, capture_output=True, check=True).stdout
     assert shown == data
-    assert gitrepo.write_blob(str(root), data) == sha, "writing it again is harmless"
+    assert gitobjects.write_blob(str(root), data) == sha, "writing it again is harmless"
 
 
 def test_cat_blobs_reads_many_and_says_none_for_what_is_no_blob(tmp_path: Path) -> None:
@@ -288,7 +289,7 @@ def test_a_forked_child_reads_through_its_own_cat_file(tmp_path: Path) -> None:
     if pid == 0:  # the child: read, and list a tree through GitPython, then say which cat-file answered
         try:
             obj = reader.read(["HEAD:m1.py"])[0]
-            tree = [p for _m, _s, p in gitrepo.tree_entries(str(root), "HEAD")]
+            tree = [p for _m, _s, p in gitobjects.tree_entries(str(root), "HEAD")]
             ok = obj is not None and obj.data == b"X = 1\n" and tree == [f"m{k}.py" for k in range(4)]
             os.write(w, f"{int(ok)} {reader.pid or 0}".encode())
         finally:

@@ -21,7 +21,6 @@ REASONS = {
 # its package is restructured, and this list shrinks to nothing.
 REFLOWED = {
     "benchop_hook.fixing.forked.map_split",
-    "benchop_hook.fixing.plan.plan_explicit",
     "benchop_hook.records.baseline.compare",
     "benchop_hook.records.versus_parent._run_both",
     "benchop_hook.rewrite.edit._rewrite_by_statement",

@@ -7,38 +7,32 @@ the updated tests' evidence and the configuration come in as one frozen `Judging
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import replace
 
 from benchop_hook.analysis.callsites import UNKNOWN, Arg, CallSite, Gone, Instance
 from benchop_hook.analysis.cases import Cases
 from benchop_hook.analysis.changes import OpChange
-from benchop_hook.analysis.edits import Edit, EditKind
-from benchop_hook.analysis.examples import Learned, bound, bound_args, pair_free_names, template_of
+from benchop_hook.analysis.edits import Edit
 from benchop_hook.analysis.locate import analyze
 from benchop_hook.analysis.modules import ClassRef
-from benchop_hook.analysis.signatures import Signature, same_default
+from benchop_hook.analysis.signatures import Signature
 from benchop_hook.fixing.context import change_signatures, value_source
+from benchop_hook.fixing.explicit import plan_explicit
 from benchop_hook.fixing.imports import import_fixes, imports_in_functions
 from benchop_hook.fixing.judging import DefaultPins, Judging, pins_for, test_checks
 from benchop_hook.fixing.plan import (
-    ArgOp,
     NoPlan,
     Plan,
     Status,
-    Value,
-    applied,
     classify,
     default_pins,
     fails_whatever_splats_hold,
-    is_choice,
     judge_now,
     plan,
-    plan_explicit,
-    preview_of,
-    targets_of,
 )
-from benchop_hook.fixing.results import Example, FileVerdict, Finding, shown_call
+from benchop_hook.fixing.results import FileVerdict, Finding
+from benchop_hook.fixing.taught import as_the_commit_shows, example_of, in_place, taught_for
 
 
 def judge_file(
@@ -274,12 +268,12 @@ def _judge_binding(
         if method is None and change.old and ref
         else None
     )
-    taught = _taught(site, change, args, sigs, learned, j)
+    taught = taught_for(site, change, args, sigs, learned, j)
     if isinstance(taught, str):
         return Finding(
             site, op, status, problem, why_not=f"not rewritten: {taught}", info=dp.info, method=method
         )
-    edits = _as_the_commit_shows(edits, learned)
+    edits = as_the_commit_shows(edits, learned)
     values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, taught.values)
     span = (site.lineno, site.end_lineno)
     varies = (lambda src: cases.is_choice(src, span)) if cases is not None and method is None else None
@@ -288,7 +282,7 @@ def _judge_binding(
     )
     if not isinstance(p, NoPlan):
         p = in_place(p, args, learned, old_sig, new_sig)
-        ex = _example(learned) if taught.values or taught.extras else None
+        ex = example_of(learned) if taught.values or taught.extras else None
         return Finding(site, op, status, problem, plan=p, info=dp.info, method=method, example=ex)
     # A choice with no home in the successor may have a class of its own in the same commit.
     routed = (
@@ -309,50 +303,6 @@ def _routable(site: CallSite, change: OpChange) -> bool:
         and site.splat_dict is None
         and change.status in ("renamed", "moved")
         and change.new is not None
-    )
-
-
-def _as_the_commit_shows(edits: tuple[Edit, ...], learned: Learned | None) -> tuple[Edit, ...]:
-    """The edits, with a rename read off the slot (`M` -> `normalized_shape`: the same position) undone where
-    the commit's own edits build that parameter from something else (`normalized_shape = (OLD[hidden],)`,
-    `M` dropped): the pairs are evidence, the slot only a guess."""
-    if learned is None or learned.template is None:
-        return edits
-    built = dict(learned.template.sets)
-    out = []
-    for e in edits:
-        expr = built.get(e.new_name or "") if e.kind is EditKind.RENAMED and e.by == "position" else None
-        if expr is not None and expr.pieces != ((e.name, True),):
-            out.append(
-                Edit(
-                    EditKind.REMOVED,
-                    e.name,
-                    old_index=e.old_index,
-                    old_kind=e.old_kind,
-                    old_default=e.old_default,
-                )
-            )
-        else:
-            out.append(e)
-    return tuple(out)
-
-
-def _taught(
-    site: CallSite,
-    change: OpChange,
-    args: tuple[Arg, ...],
-    sigs: tuple[Signature, Signature, tuple[Edit, ...]],
-    learned: Learned | None,
-    j: Judging,
-) -> Taught | str:
-    """What the commit's own edits teach for this call, or why its edit is not to be made here (half an
-    edit, a rename into another type, keywords folded into a config object)."""
-    old_sig, new_sig, edits = sigs
-    taught = from_the_commit(learned, site, args, old_sig, new_sig)
-    if isinstance(taught, str):
-        return taught
-    return retyped(edits, args, old_sig, new_sig, learned) or folded(
-        change, args, old_sig, new_sig, j, taught
     )
 
 
@@ -379,244 +329,6 @@ def _still_binds(site: CallSite, op: str, change: OpChange, dp: DefaultPins) -> 
             plan=Plan((), (f"{old_name} -> {change.new.name}",), "(unchanged arguments)"),
         )
     return None
-
-
-@dataclass(frozen=True)
-class Taught:
-    """What the commit's own edits teach for one call: values of new parameters, and the rest of the edit."""
-
-    values: Mapping[str, Value] = field(default_factory=dict)
-    extras: tuple[tuple[str, str, str], ...] = ()  # (param, value, note): the edit sets them too
-
-
-def from_the_commit(
-    learned: Learned | None, site: CallSite, args: Sequence[Arg], old_sig: Signature, new_sig: Signature
-) -> Taught | str:
-    """The template the commit's pairs agree on, applied to this call's own arguments (the reason to
-    report it instead when the tests' edit does more than bench-op could repeat here)."""
-    if learned is None:
-        return Taught()
-    bv = bound_args(args, old_sig)
-    if bv is None:
-        return Taught()
-    if learned.template is None:
-        return _half(learned, bv, old_sig, new_sig) or Taught()
-    unshown = _choice_not_shown(bv, learned, old_sig)
-    if unshown is not None:
-        return unshown
-    n = len(learned.pairs)
-    why = f"as {learned.cited} changed it ({n} pair{'s' if n != 1 else ''} of the commit's own edits agree)"
-    values: dict[str, Value] = {}
-    extras: list[tuple[str, str, str]] = []
-    for param, expr in learned.template.sets:
-        src = expr.render(bv)
-        unnamed = expr.free - site.scope_names
-        if src is None or unnamed:
-            continue  # this call passes no value the template needs, or can't name what it uses
-        if old_sig.get(param) is not None and param in bv and bv[param].strip() != src.strip():
-            return f"the commit's own edit also changes {param} ({learned.cited}): update it by hand"
-        target = new_sig.get(param)
-        if target is not None and target.required and old_sig.get(param) is None:
-            values[param] = Value(src, why, shown=True)
-        elif param not in bv:
-            extras.append((param, src, f"{param}={src} added: {why}"))
-    return Taught(values, tuple(extras))
-
-
-def _choice_not_shown(bv: Mapping[str, str], learned: Learned, old_sig: Signature) -> str | None:
-    """Why the template does not reach this call: it arranges several old values into one (`shape_b = (K,
-    N)`), and the call passes a choice that none of the pairs passed. An arrangement is shown for the pairs'
-    own choices only: learned from calls without `trans_b=True`, (K, N) is the wrong shape with it. A
-    template that only drops or renames, or builds from one value (`normalized_shape = (N,)`), has no order
-    a choice could change."""
-    assert learned.template is not None
-    if not any(len(expr.params) > 1 for _, expr in learned.template.sets):
-        return None
-    olds = [bound(p.old, old_sig) for p in learned.pairs]
-    for name, src in bv.items():
-        param = old_sig.get(name)
-        if param is None or not is_choice(src, param):
-            continue
-        if not any(b is not None and same_default(b.get(name, param.default), src) for b in olds):
-            return (
-                f"it passes {name}={src}, and the commit's own edits ({learned.cited}) show the new call "
-                f"only for cases without it: fix it by hand"
-            )
-    return None
-
-
-def _example(learned: Learned | None) -> Example | None:
-    if learned is None or not learned.pairs:
-        return None
-    first = learned.pairs[0]
-    return Example(
-        first.new.path,
-        first.new.lineno,
-        shown_call(first.old, None, 200),
-        shown_call(first.new, None, 200),
-        len(learned.pairs),
-    )
-
-
-def _half(learned: Learned, bv: Mapping[str, str], old_sig: Signature, new_sig: Signature) -> str | None:
-    """Whether dropping this call's arguments of removed parameters would be half of what the commit's own
-    edits did: a pair that dropped one also set another parameter this call does not pass. With no template
-    the pairs agree on, that edit can't be repeated: it is reported instead."""
-    templates = [
-        t
-        for pair in learned.pairs
-        if not isinstance(t := template_of(pair, old_sig, new_sig, frozenset(pair_free_names(pair))), str)
-    ]
-    for pair, t in zip(learned.pairs, templates):
-        dropped = [q for q in t.dropped if q in bv]
-        added = [p for p, _ in t.sets if p not in bv and not _required(new_sig, p)]
-        # A pair that drops the same arguments and sets nothing else shows that dropping alone is an edit
-        # the commit made too.
-        alone = any(
-            set(dropped) <= u.dropped and not [p for p, _ in u.sets if not _required(new_sig, p)]
-            for u in templates
-        )
-        if dropped and added and not alone:
-            return (
-                f"the commit's own edit at {pair.where} drops {', '.join(dropped)} and sets "
-                f"{', '.join(added)} too, and its pairs don't agree on one edit ({learned.why_not}): "
-                "update it by hand"
-            )
-    return None
-
-
-def folded(
-    change: OpChange, args: Sequence[Arg], old_sig: Signature, new_sig: Signature, j: Judging, taught: Taught
-) -> str | Taught:
-    """Parameters folded into a config object: the keywords this call passes for removed parameters are
-    fields of the class a new parameter takes (`Collector(backend=..., timeout=t)` ->
-    `Collector(server=ServerConfig(backend=..., timeout=t))`). Dropping them one by one cannot be right: it
-    is reported, unless the commit's own edits show how to build that parameter (then `taught` stands)."""
-    bv = bound_args(args, old_sig) or {}
-    gone = [p for p in bv if new_sig.get(p) is None]
-    if not gone or change.new is None:
-        return taught
-    for q in new_sig.params:
-        if (
-            old_sig.get(q.name) is not None
-            or q.name in taught.values
-            or any(x[0] == q.name for x in taught.extras)
-        ):
-            continue
-        for cls in _classes_named(q.annotation, q.default):
-            ref = j.new_p.resolve_name(change.new.module, cls)
-            sig = j.new_p.constructor(ref) if isinstance(ref, ClassRef) else None
-            fields = [p for p in gone if sig is not None and sig.get(p) is not None]
-            if fields:
-                return (
-                    f"{', '.join(fields)} moved into {cls}, which the new parameter '{q.name}' takes: build "
-                    f"{q.name}={cls}(...) by hand"
-                )
-    return taught
-
-
-def _classes_named(annotation: str | None, default: str | None) -> list[str]:
-    """Class names a parameter's annotation or default names (`ServerConfig`, `Optional[ServerConfig]`,
-    `ServerConfig | None`, a default `ServerConfig()`)."""
-    import re
-
-    text = " ".join(t for t in (annotation, default) if t)
-    return [
-        n
-        for n in dict.fromkeys(re.findall(r"\b([A-Z][A-Za-z0-9_]*)\b", text))
-        if n not in ("Optional", "None", "Union")
-    ]
-
-
-def retyped(
-    edits: Sequence[Edit],
-    args: Sequence[Arg],
-    old_sig: Signature,
-    new_sig: Signature,
-    learned: Learned | None,
-) -> str | None:
-    """A rename carries a slot, not its values: a keyword renamed to a parameter of another type (its
-    annotation, or its default's class, changed; or the value is an attribute of a class the new annotation
-    does not name) is reported with both types, unless the commit's own edits show how values map."""
-    bv = bound_args(args, old_sig) or {}
-    taught = {p for p, _ in learned.template.sets} if learned is not None and learned.template else set()
-    for e in edits:
-        if e.kind is not EditKind.RENAMED or e.name not in bv or e.new_name in taught:
-            continue
-        old_p, new_p = old_sig.get(e.name), new_sig.get(e.new_name or "")
-        if old_p is None or new_p is None:
-            continue
-        value = bv[e.name].strip()
-        why = _other_type(old_p.annotation, new_p.annotation, old_p.default, new_p.default, value)
-        if why:
-            return f"'{e.name}' was renamed to '{e.new_name}', and {why}: map {e.name}={value} to it by hand"
-    return None
-
-
-def _other_type(
-    old_ann: str | None, new_ann: str | None, old_def: str | None, new_def: str | None, value: str
-) -> str | None:
-    def norm(t: str | None) -> str | None:
-        return "".join(t.split()) if t else None
-
-    if norm(old_ann) and norm(new_ann) and norm(old_ann) != norm(new_ann):
-        return f"its type changed ({old_ann} -> {new_ann})"
-    old_cls, new_cls = _owner(old_def), _owner(new_def)
-    if old_cls and new_cls and old_cls != new_cls:
-        return f"its default's type changed ({old_def} -> {new_def})"
-    owner = _owner(value)
-    if owner and new_ann and owner not in new_ann and (not new_cls or owner != new_cls):
-        return f"{value} belongs to {owner}, which its annotation ({new_ann}) does not name"
-    return None
-
-
-def _owner(src: str | None) -> str | None:
-    """`KernelChoice` for `KernelChoice.FAST` (or `mod.KernelChoice.FAST`): the class an enum-like value is
-    an attribute of."""
-    if not src or "." not in src or "(" in src:
-        return None
-    parts = src.strip().split(".")
-    return parts[-2] if len(parts) >= 2 and parts[-2][:1].isupper() else None
-
-
-def _required(sig: Signature, name: str) -> bool:
-    p = sig.get(name)
-    return p is not None and p.required
-
-
-def in_place(
-    p: Plan, args: Sequence[Arg], learned: Learned | None, old_sig: Signature, new_sig: Signature
-) -> Plan:
-    """A value the commit's template builds from an argument goes where that argument was, as the engineers
-    wrote it (`M=m, N=n` -> `normalized_shape=(n,)` in N's place), when that binds the same."""
-    if learned is None or learned.template is None:
-        return p
-    slots = {q: i for i, q in enumerate(targets_of(args, old_sig) or [])}
-    ops = list(p.ops)
-    for param, expr in learned.template.sets:
-        add = next((o for o in ops if o.op == "add_kw" and o.name == param), None)
-        first = next((t for t, is_param in expr.pieces if is_param), None)
-        i = slots.get(first) if first is not None else None
-        drop = next((o for o in ops if o.op == "drop" and o.index == i), None)
-        taken = next((o for o in ops if o.op == "set" and o.index == i), None)
-        if add is None or i is None or (drop is None and taken is None):
-            continue
-        # The first value built from the argument takes its place; the next ones follow it.
-        new_op = (
-            ArgOp("set", i, param, add.value) if drop is not None else ArgOp("after", i, param, add.value)
-        )
-        moved = [new_op if o is drop else o for o in ops if o is not add]
-        if drop is None:
-            moved.append(new_op)
-        after = applied(args, moved)
-        keyword_seen = False
-        ok = True
-        for a in after:
-            keyword_seen = keyword_seen or a.kind == "kw"
-            ok = ok and not (keyword_seen and a.kind == "pos")
-        if ok and bound_args(after, new_sig) == bound_args(applied(args, ops), new_sig):
-            ops = moved
-    return p if ops == list(p.ops) else Plan(tuple(ops), p.notes, preview_of(args, ops))
 
 
 def explicit_fix(

@@ -15,9 +15,10 @@ from benchop_hook.analysis.callsites import CallSite, Gone, ModuleAnalyzer
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.signatures import Signature, same_default
+from benchop_hook.fixing.choices import choice_words
 from benchop_hook.fixing.context import value_source
 from benchop_hook.fixing.judging import Judging, pins_for, test_checks
-from benchop_hook.fixing.plan import ArgOp, NoPlan, Plan, Status, choice_words, default_pins, plan
+from benchop_hook.fixing.plan import ArgOp, NoPlan, Plan, Status, default_pins, plan
 from benchop_hook.fixing.results import Finding
 
 

@@ -1,0 +1,80 @@
+"""Calls that would bind after a plain edit but measure something else: a value carried into a renamed slot
+of another type. Each rule says why bench-op reports the call instead."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from benchop_hook.analysis.callsites import Arg
+from benchop_hook.analysis.edits import Edit, EditKind
+from benchop_hook.analysis.examples import Learned, bound_args
+from benchop_hook.analysis.signatures import Signature
+
+
+def classes_named(annotation: str | None, default: str | None) -> list[str]:
+    """Class names a parameter's annotation or default names (`ServerConfig`, `Optional[ServerConfig]`,
+    `ServerConfig | None`, a default `ServerConfig()`)."""
+    import re
+
+    text = " ".join(t for t in (annotation, default) if t)
+    return [
+        n
+        for n in dict.fromkeys(re.findall(r"\b([A-Z][A-Za-z0-9_]*)\b", text))
+        if n not in ("Optional", "None", "Union")
+    ]
+
+
+def retyped(
+    edits: Sequence[Edit],
+    args: Sequence[Arg],
+    old_sig: Signature,
+    new_sig: Signature,
+    learned: Learned | None,
+) -> str | None:
+    """A rename carries a slot, not its values: a keyword renamed to a parameter of another type (its
+    annotation, or its default's class, changed; or the value is an attribute of a class the new annotation
+    does not name) is reported with both types, unless the commit's own edits show how values map."""
+    bv = bound_args(args, old_sig) or {}
+    taught = {p for p, _ in learned.template.sets} if learned is not None and learned.template else set()
+    for e in edits:
+        if e.kind is not EditKind.RENAMED or e.name not in bv or e.new_name in taught:
+            continue
+        old_p, new_p = old_sig.get(e.name), new_sig.get(e.new_name or "")
+        if old_p is None or new_p is None:
+            continue
+        value = bv[e.name].strip()
+        why = _other_type(old_p.annotation, new_p.annotation, old_p.default, new_p.default, value)
+        if why:
+            return f"'{e.name}' was renamed to '{e.new_name}', and {why}: map {e.name}={value} to it by hand"
+    return None
+
+
+def _other_type(
+    old_ann: str | None, new_ann: str | None, old_def: str | None, new_def: str | None, value: str
+) -> str | None:
+    def norm(t: str | None) -> str | None:
+        return "".join(t.split()) if t else None
+
+    if norm(old_ann) and norm(new_ann) and norm(old_ann) != norm(new_ann):
+        return f"its type changed ({old_ann} -> {new_ann})"
+    old_cls, new_cls = _owner(old_def), _owner(new_def)
+    if old_cls and new_cls and old_cls != new_cls:
+        return f"its default's type changed ({old_def} -> {new_def})"
+    owner = _owner(value)
+    if owner and new_ann and owner not in new_ann and (not new_cls or owner != new_cls):
+        return f"{value} belongs to {owner}, which its annotation ({new_ann}) does not name"
+    return None
+
+
+def _owner(src: str | None) -> str | None:
+    """`KernelChoice` for `KernelChoice.FAST` (or `mod.KernelChoice.FAST`): the class an enum-like value is
+    an attribute of."""
+    if not src or "." not in src or "(" in src:
+        return None
+    parts = src.strip().split(".")
+    return parts[-2] if len(parts) >= 2 and parts[-2][:1].isupper() else None
+
+
+def is_required(sig: Signature, name: str) -> bool:
+    p = sig.get(name)
+    return p is not None and p.required

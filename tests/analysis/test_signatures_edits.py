@@ -58,7 +58,7 @@ def test_no_rename_by_position_when_more_went_than_came(old, new):
     # normalized_shape would bind and measure something else.
     edits = diff(sig(old), sig(new))
     assert not [e for e in edits if e.kind is EditKind.RENAMED]
-    assert [e.contested for e in edits if e.kind is EditKind.REMOVED][0] is not None
+    assert next(e.contested for e in edits if e.kind is EditKind.REMOVED) is not None
 
 
 def test_block_of_renames_is_still_renames():

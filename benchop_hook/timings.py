@@ -47,6 +47,10 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ),
     ("benchop_hook.git.last_commit", "History.base_for", "    all-files: last commit of a benchmark (git)"),
     ("benchop_hook.rewrite.edit", "rewrite", "  rewrite (libcst)"),
+    ("benchop_hook.rewrite.units", "_expression", "    a call or dict parsed alone"),
+    ("benchop_hook.rewrite.units", "_import_statement", "    an import statement parsed alone"),
+    ("benchop_hook.rewrite.edit", "_rewrite_module", "    the whole module parsed (what a unit can't hold)"),
+    ("benchop_hook.rewrite.edit", "_whole_module_for_imports", "    of which: a file with an import edit"),
     ("benchop_hook.report.text", "render_check", "report"),
     # the run: what sits between the static pass and the numbers, and after them
     ("benchop_hook.run.runner", "start_warm", "start the benchmark interpreter early"),

@@ -7,14 +7,14 @@ result says what was applied and what could not be.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from benchop_hook.fixing.plan import ArgOp, CallEdit, DictEdit, ImportEdit
+from benchop_hook.rewrite.units import rewrite_units
 from benchop_hook.rewrite.wrap import Style, file_style, wrap_call
 
 
@@ -181,23 +181,30 @@ class _Rewriter(cst.CSTTransformer):
         dicts: Sequence[DictEdit],
         name_renames: dict[str, str],
         layout: Layout | None = None,
-        line_offset: int = 0,
+        origin: tuple[int, int, int] | None = None,
     ) -> None:
         self.layout = layout
-        self.line_offset = (
-            line_offset  # a statement rewritten alone: its first line's number in the file, less 1
-        )
+        self.origin = origin  # a unit rewritten alone: where it sits in the file (see units.Visit)
         self.blocks: list[str] = [""]  # the indentation of each enclosing block
         self.calls = {(c.lineno, c.col, c.end_lineno, c.end_col): c for c in calls}
         self.dicts = {(d.lineno, d.col): d for d in dicts}
         self.imports = list(imports)
         self.name_renames = name_renames
         self.applied: set[object] = set()
+        self.seen: set[object] = set()  # the calls found, rewritten or not
         self.failed: list[str] = []
         self._skip: set[int] = set()  # ids of names a rename must not touch
 
     def _pos(self, node: cst.CSTNode) -> CodeRange:
-        return self.get_metadata(PositionProvider, node)
+        r = self.get_metadata(PositionProvider, node)
+        if self.origin is None:
+            return r
+        first, line, shift = self.origin
+
+        def place(p: CodePosition) -> CodePosition:
+            return CodePosition(p.line - first + line, p.column + shift if p.line == first else p.column)
+
+        return CodeRange(place(r.start), place(r.end))
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         r = self._pos(original)
@@ -205,13 +212,14 @@ class _Rewriter(cst.CSTTransformer):
         edit = self.calls.get(key)
         if edit is None:
             return updated
+        self.seen.add(key)
         try:
             new_args = edit_args(updated.args, edit.ops)
         except CommentsWouldMove as exc:
-            self.failed.append(f"line {edit.lineno + self.line_offset}: {exc}")
+            self.failed.append(f"line {edit.lineno}: {exc}")
             return updated
         except Exception as exc:  # noqa: BLE001 - a value that does not parse: report, never crash
-            self.failed.append(f"line {edit.lineno + self.line_offset}: {exc}")
+            self.failed.append(f"line {edit.lineno}: {exc}")
             return updated
         self.applied.add(key)
         new = updated.with_changes(args=new_args)
@@ -379,116 +387,23 @@ def rewrite(
     name_renames: dict[str, str] | None = None,
     line_length: int | None = None,
 ) -> RewriteResult:
+    """The file with the edits made: each edit's call, dict or import statement rewritten alone where that
+    is provably the whole-module rewrite (`units`), else the whole module."""
     layout = None
     if line_length:
         text = data.decode("utf-8-sig", "replace")
         layout = Layout(line_length, file_style(text), tuple(text.splitlines()))
-    if (calls or dicts) and not name_renames and not imports:
-        res = _rewrite_by_statement(data, calls, dicts, layout)
-        if res is not None:
-            return res
-    return _rewrite_module(data, calls, imports, dicts, name_renames, layout)
+    renames = dict(name_renames or {})
 
+    def unit(source: bytes, origin: tuple[int, int, int]) -> tuple[bytes, _Rewriter] | str:
+        return _visit(source, calls, imports, dicts, renames, layout, origin)
 
-def _statement_spans(tree: ast.Module) -> list[tuple[int, int]]:
-    """(first line, last line) of each top-level statement with its decorators; statements that share a
-    line (`a = 1; b = f(...)`) are one span, so a span is always whole lines of whole statements."""
-    spans: list[tuple[int, int]] = []
-    for node in tree.body:
-        decorators = (
-            node.decorator_list
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-            else []
-        )
-        first = min([node.lineno, *(d.lineno for d in decorators)])
-        last = node.end_lineno or node.lineno
-        if spans and first <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(last, spans[-1][1]))
-        else:
-            spans.append((first, last))
-    return spans
-
-
-def _rewrite_by_statement(
-    data: bytes, calls: Sequence[CallEdit], dicts: Sequence[DictEdit], layout: Layout | None
-) -> RewriteResult | None:
-    """Rewrite each top-level statement holding an edit on its own; None: rewrite the whole module.
-
-    libcst parses a module with position metadata at about 0.1 s per 10 KB (tens of seconds for a
-    generated 5 MB file); the statements that hold the calls are small. The result is the whole-module
-    rewrite's, byte for byte and message for message: positions and messages are given in the file's
-    lines, a statement starts at column 0 so columns are the same, the indentation of enclosing blocks is
-    read from the statement itself, and whatever could differ (a line end other than \n, which sets
-    libcst's default newline; an encoding other than UTF-8; a statement libcst can't parse or rewrite)
-    goes to the whole-module rewrite.
-    """
-    import dataclasses
-    import io
-    import tokenize
-
-    if b"\r" in data:
-        return None
-    try:
-        if tokenize.detect_encoding(io.BytesIO(data).readline)[0] not in ("utf-8", "utf-8-sig"):
-            return None
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError):
-        return None
-    starts = [3 if data.startswith(b"\xef\xbb\xbf") else 0]  # where each line starts
-    pos = data.find(b"\n")
-    while pos != -1:
-        starts.append(pos + 1)
-        pos = data.find(b"\n", pos + 1)
-    groups = _by_statement(_statement_spans(tree), calls, dicts)
-    if groups is None:
-        return None
-    pieces: list[bytes] = []
-    done = 0  # bytes of `data` already in `pieces`
-    applied = 0
-    failed: list[str] = []
-    found: set[CallEdit] = set()
-    for (first, last), (cs, ds) in sorted(groups.items()):
-        a = starts[first - 1]
-        b = starts[last] if last < len(starts) else len(data)
-        shift = first - 1
-        moved = {
-            dataclasses.replace(c, lineno=c.lineno - shift, end_lineno=c.end_lineno - shift): c for c in cs
-        }
-        ds2 = [dataclasses.replace(d, lineno=d.lineno - shift) for d in ds]
-        sub = dataclasses.replace(layout, lines=layout.lines[shift:]) if layout is not None else None
-        part = _visit(data[a:b], list(moved), (), ds2, None, sub, shift)
-        if isinstance(part, str):
-            return None  # libcst can't parse or rewrite the statement alone: the whole module says why
-        out, tr = part
-        failed += tr.failed
-        applied += len(tr.applied)
-        found.update(
-            orig for c, orig in moved.items() if (c.lineno, c.col, c.end_lineno, c.end_col) in tr.applied
-        )
-        pieces += [data[done:a], out]
-        done = b
-    pieces.append(data[done:])
-    failed += [f"line {c.lineno}: call not found where expected" for c in calls if c not in found]
-    result = b"".join(pieces)
-    return RewriteResult(result if result != data else None, applied, failed)
-
-
-def _by_statement(
-    spans: list[tuple[int, int]], calls: Sequence[CallEdit], dicts: Sequence[DictEdit]
-) -> dict[tuple[int, int], tuple[list[CallEdit], list[DictEdit]]] | None:
-    """The edits of each statement span; None when one is in none of them."""
-    groups: dict[tuple[int, int], tuple[list[CallEdit], list[DictEdit]]] = {}
-    edits: list[CallEdit | DictEdit] = [*calls, *dicts]
-    for e in edits:
-        span = next((sp for sp in spans if sp[0] <= e.lineno <= sp[1]), None)
-        if span is None:
-            return None
-        g = groups.setdefault(span, ([], []))
-        if isinstance(e, CallEdit):
-            g[0].append(e)
-        else:
-            g[1].append(e)
-    return groups
+    done = rewrite_units(data, calls, imports, dicts, renames, unit)
+    if done is not None:
+        return RewriteResult(done.data, done.applied, list(done.failed))
+    if imports:
+        return _whole_module_for_imports(data, calls, imports, dicts, renames, layout)
+    return _rewrite_module(data, calls, imports, dicts, renames, layout)
 
 
 def _visit(
@@ -498,7 +413,7 @@ def _visit(
     dicts: Sequence[DictEdit],
     name_renames: dict[str, str] | None,
     layout: Layout | None,
-    line_offset: int = 0,
+    origin: tuple[int, int, int] | None = None,
 ) -> tuple[bytes, _Rewriter] | str:
     """The rewritten module and what the rewriter saw, or why libcst could not do it."""
     try:
@@ -506,7 +421,7 @@ def _visit(
     except Exception as exc:  # noqa: BLE001 - libcst raises several error types
         return f"libcst could not parse it: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}), layout, line_offset)
+    tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}), layout, origin)
     try:
         new = wrapper.visit(tr)
     except Exception as exc:  # noqa: BLE001 - a rewrite never raises: its failure is a result
@@ -529,6 +444,19 @@ def _rewrite_module(
     missing = [c for c in calls if (c.lineno, c.col, c.end_lineno, c.end_col) not in tr.applied]
     failed = tr.failed + [f"line {c.lineno}: call not found where expected" for c in missing]
     return RewriteResult(out if out != data else None, len(tr.applied), failed)
+
+
+def _whole_module_for_imports(
+    data: bytes,
+    calls: Sequence[CallEdit],
+    imports: Sequence[ImportEdit],
+    dicts: Sequence[DictEdit],
+    name_renames: dict[str, str] | None,
+    layout: Layout | None = None,
+) -> RewriteResult:
+    """The whole-module rewrite of a file with an import edit its statement could not take alone (timed
+    apart: BENCHOP_TIMINGS says which case each file was)."""
+    return _rewrite_module(data, calls, imports, dicts, name_renames, layout)
 
 
 class _Inserter(cst.CSTTransformer):

@@ -85,15 +85,20 @@ def _reflow_commas(original: Sequence, items: list) -> list:
     return out
 
 
+class _Comments(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.found.append(node.value)
+
+
 def _comments(node: cst.CSTNode) -> list[str]:
-    found: list[str] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Comment(self, c: cst.Comment) -> None:
-            found.append(c.value)
-
-    node.visit(_Collect())
-    return sorted(found)
+    # one visitor class, not one made per argument: making a class costs more than visiting an argument
+    v = _Comments()
+    node.visit(v)
+    return sorted(v.found)
 
 
 def _parse_value(src: str) -> cst.BaseExpression:

@@ -23,9 +23,11 @@ again; a call is a few hundred bytes.
 from __future__ import annotations
 
 import ast
+import bisect
 import io
+import re
 import tokenize
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -202,7 +204,7 @@ def _find(
     nodes: list[tuple[Pos, Pos, Literal["expression", "import"]]] = []
     names: list[_Name] = []
     in_fstrings: set[int] = set()
-    for node in ast.walk(tree):
+    for node in _on_lines(tree, _lines(src, calls, dicts, imports, renames)):
         if isinstance(node, ast.stmt):
             statements.append((_start(node), _end(node)))
         if isinstance(node, ast.Call):
@@ -228,6 +230,40 @@ def _find(
             return None
         spans.append(Span(start, end, max(holders)[0][0], kind))
     return spans, names
+
+
+def _lines(
+    src: _Source,
+    calls: Sequence[CallEdit],
+    dicts: Sequence[DictEdit],
+    imports: Sequence[ImportEdit],
+    renames: Mapping[str, str],
+) -> list[int]:
+    """The lines the edits can be on: where each call and dict starts, each line with the word `from` (an
+    import statement starts with it), and each line where a renamed name is written (an identifier is
+    written within the lines of the node that holds it). Sorted."""
+    out = {c.lineno for c in calls} | {d.lineno for d in dicts}
+    words = [b"from"] if imports else []
+    words += [old.encode() for old in renames]
+    if words:
+        word = re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(map(re.escape, words)) + rb")(?![A-Za-z0-9_])")
+        out.update(k for k, line in enumerate(src.lines, 1) if word.search(line))
+    return sorted(out)
+
+
+def _on_lines(tree: ast.Module, lines: list[int]) -> Iterator[ast.AST]:
+    """Every node whose lines hold one of `lines`, a parent before its children; the rest of the tree is not
+    walked. (A node without a position is walked through.)"""
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if hasattr(node, "lineno"):
+            first, last = _start(node)[0], _end(node)[0] or _start(node)[0]
+            k = bisect.bisect_left(lines, first)
+            if k == len(lines) or lines[k] > last:
+                continue
+        yield node
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _name(node: ast.Name, src: _Source, renames: Mapping[str, str], in_fstrings: set[int]) -> _Name:

@@ -22,7 +22,6 @@ REASONS = {
 REFLOWED = {
     "benchop_hook.fixing.forked.map_split",
     "benchop_hook.fixing.plan.plan_explicit",
-    "benchop_hook.git.commit.follow_up_commit",
     "benchop_hook.records.baseline.compare",
     "benchop_hook.records.versus_parent._run_both",
     "benchop_hook.rewrite.edit._rewrite_by_statement",

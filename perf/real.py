@@ -542,12 +542,12 @@ def real_sizes(root: str) -> dict[str, int]:
     from benchop_hook import config
     from benchop_hook.analysis.modules import ClassRef, ParseCache
     from benchop_hook.analysis.project import Project
-    from benchop_hook.git import repo as gitrepo
+    from benchop_hook.git.snapshots import WorkTree, list_tracked
     from benchop_hook.paths import Paths
 
     cfg = config.load(root)
     paths = Paths(cfg)
-    snap = gitrepo.WorkTree(root, gitrepo.list_tracked(root))
+    snap = WorkTree(root, list_tracked(root))
     proj = Project(snap, ParseCache(), paths.op, cfg.op_bases)
     op_files = [p for p in snap.paths() if paths.op(p)]
     classes = 0

@@ -163,26 +163,23 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
     # megatron afa7361
     ("megatron-afa7361", "replayed", "tools/run_inference_performance_test.py", 149): (
         True,
-        WRONG,
-        "the engineers left this call broken in this commit; bench-op's fix drops the choice -1 (see "
-        "the as-committed line 154)",
+        REPORT,
+        "termination_id=-1 is a sentinel with no home in the new signature (the engineers moved it to "
+        "SamplingParams in ffbc43fa): reported, right. Before negative numbers counted as choices bench-op "
+        "dropped it",
     ),
-    ("megatron-afa7361", "committed", "tools/run_inference_performance_test.py", 154): (
+    ("megatron-afa7361", "committed", "tools/run_inference_performance_test.py", 151): (
         True,
-        WRONG,
-        "DynamicInferenceEngine(..., termination_id=-1, ...) really fails (termination_id left the "
-        "engine for SamplingParams), but bench-op drops the -1, a sentinel choice: fixes.is_choice counts "
-        "only "
-        "bool/str constants, CamelCase names and enum attributes, so a number (here a UnaryOp -1) is taken "
-        "for "
-        "a size and dropped; the engineers later moved it to SamplingParams(termination_id=-1) (ffbc43fa)",
+        REPORT,
+        "as in the replay: DynamicInferenceEngine(..., termination_id=-1, ...) really fails",
     ),
     # megatron ffbc43f, replayed
     ("megatron-ffbc43f", "replayed", "examples/inference/gpt/gpt_dynamic_inference.py", 35): (
         True,
-        WRONG,
-        "MambaInferenceStateConfig moved to megatron/core/inference/config.py; bench-op rewrites the "
-        "import to 'from core.inference.config import (': " + _NS,
+        OK,
+        "MambaInferenceStateConfig moved to megatron/core/inference/config.py: the import follows it, "
+        "spelled megatron.core... as the file spells its imports (the engineers deleted the unused import). "
+        "Before: 'from core.inference.config import (': " + _NS,
     ),
     ("megatron-ffbc43f", "replayed", "examples/inference/gpt/gpt_dynamic_inference.py", 163): (
         True,
@@ -202,15 +199,13 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
         233,
     ): (
         True,
-        OK,
-        "the engine options left DynamicInferenceEngine; bench-op drops them (expressions and "
-        "args.* values, not literals), as the engineers did at gpt_dynamic_inference.py:486; they moved "
-        "them into "
-        "the InferenceConfig that the (reported) context call needs",
+        REPORT,
+        "the engine options left DynamicInferenceEngine for the InferenceConfig that the (reported) context "
+        "call needs; enable_chunked_prefill (a flag, default True) is passed a value: reported, right",
     ),
     ("megatron-ffbc43f", "replayed", "tools/run_dynamic_text_generation_server.py", 101): (
         True,
-        OK,
+        REPORT,
         "as gpt_dynamic_inference_with_coordinator.py:233",
     ),
     ("megatron-ffbc43f", "replayed", "examples/inference/gpt/gpt_static_inference.py", 86): (
@@ -397,10 +392,10 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
     # megatron 4d51353
     ("megatron-4d51353", "replayed", "tools/run_text_generation_server.py", 40): (
         True,
-        WRONG,
-        "megatron/inference/ was deleted, MegatronServer moved; bench-op writes 'from "
-        "core.inference.text_generation_server.text_generation_server import MegatronServer', the engineers "
-        "'from megatron.core.inference.text_generation_server import MegatronServer': " + _NS,
+        OK,
+        "megatron/inference/ was deleted, MegatronServer moved: bench-op imports it from its module "
+        "megatron.core.inference.text_generation_server.text_generation_server (the engineers from the "
+        "package, which re-exports it). Before: 'from core.inference...': " + _NS,
     ),
     ("megatron-4d51353", "replayed", "tools/run_text_generation_server.py", 79): (
         True,
@@ -409,8 +404,8 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
     ),
     ("megatron-4d51353", "replayed", "examples/post_training/modelopt/generation_server.py", 35): (
         True,
-        WRONG,
-        "the same wrong module name, in a file the engineers left broken",
+        OK,
+        "the same import, in a file the engineers left broken",
     ),
     ("megatron-4d51353", "replayed", "examples/post_training/modelopt/generation_server.py", 73): (
         True,
@@ -419,7 +414,7 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
     ),
     ("megatron-4d51353", "committed", "examples/post_training/modelopt/generation_server.py", 35): (
         True,
-        WRONG,
+        OK,
         "as in the replay",
     ),
     ("megatron-4d51353", "committed", "examples/post_training/modelopt/generation_server.py", 73): (
@@ -461,14 +456,10 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
     ),
     ("torchao-bdd0fcc", "replayed", "benchmarks/microbenchmarks/utils.py", 208): (
         True,
-        WRONG,
-        "Int4WeightOnlyConfig(group_size=group_size, use_hqq=use_hqq, version=1) -> (group_size="
-        "group_size, version=1): use_hqq (a bool the function sets from 'hqq' in the name) is dropped with "
-        "its "
-        "parameter, so 'int4wo-128-hqq' would silently measure the default algorithm (HQQ is now "
-        "int4_choose_qparams_algorithm=HQQ, version 2); fixes.is_choice sees only the source text "
-        "'use_hqq', a "
-        "variable. The engineers deleted the int4wo branch",
+        REPORT,
+        "use_hqq=use_hqq passes a flag (default False) the new signature has no place for: reported, right "
+        "('int4wo-128-hqq' would otherwise measure the default algorithm). Before a flag's argument counted "
+        "as a choice whatever its text, bench-op dropped it",
     ),
     ("torchao-70aef5d", "replayed", "benchmarks/benchmark_fp6_llm.py", 12): (
         True,
@@ -723,7 +714,7 @@ def var_renames(before: str | None, after: str | None) -> dict[str, str]:
     """new local name -> old, for lowercase names the engineers renamed (a line that differs only by it)."""
     if before is None or after is None:
         return {}
-    from benchop_hook.renames import substitutions
+    from benchop_hook.analysis.renames import substitutions
 
     wb, wa = _code_names(before), _code_names(after)
     return {
@@ -736,7 +727,7 @@ def var_renames(before: str | None, after: str | None) -> dict[str, str]:
 def renamed_classes(before: str | None, after: str | None) -> dict[str, str]:
     if before is None or after is None:
         return {}
-    from benchop_hook.renames import substitutions
+    from benchop_hook.analysis.renames import substitutions
 
     wb, wa = _code_names(before), _code_names(after)
     return {
@@ -909,11 +900,21 @@ def _why(f: dict | None) -> str:
 
 
 def _verdict(
-    entry: str, state: str, path: str, line: int, t: Tally | None = None, committed: bool = False
+    entry: str,
+    state: str,
+    path: str,
+    line: int,
+    t: Tally | None = None,
+    committed: bool = False,
+    edited: bool | None = None,
 ) -> str:
     v = VERDICTS.get((entry, state, path, line))
     if v is None:
         return f"verdict: not yet read {(entry, state, path, line)!r}"
+    if edited is not None and (v[1] is not None) != edited:
+        # The verdict judged another action (an edit where bench-op now reports, or the reverse): read again.
+        now = "edits" if edited else "reports"
+        return f"verdict: not yet read (bench-op now {now} here) {(entry, state, path, line)!r}"
     if t is not None and v[1] is False:
         if committed:
             t.committed_wrong += 1
@@ -1065,10 +1066,13 @@ def replayed(e: Entry, clone: str, parent: str, bench_op: str, timeout: float) -
                             after = (
                                 our_calls[i].text if len(our_calls) == len(olds) else f"fix {f.get('fix')}"
                             )
+                            said = _verdict(
+                                e.name, "replayed", new_path, o.node.lineno, t, edited=bool(f.get("fixed"))
+                            )
                             t.lines.append(
                                 f"      {new_path}:{o.node.lineno} {o.text[:160]}\n        bench-op "
                                 + (f"rewrote it: {after[:200]}" if f.get("fixed") else "said " + _why(f))
-                                + f"\n        {_verdict(e.name, 'replayed', new_path, o.node.lineno, t)}"
+                                + f"\n        {said}"
                             )
                 continue
             eng_new_name = eng_calls[0].name
@@ -1168,7 +1172,7 @@ def replayed(e: Entry, clone: str, parent: str, bench_op: str, timeout: float) -
                 t.false_blocks_really_broken += 1
             t.lines.append(
                 f"  false block: {f['path']}:{f['line']} {f.get('text')}: {_why(f)}\n"
-                f"      {_verdict(e.name, 'replayed', *key)}"
+                f"      {_verdict(e.name, 'replayed', *key, edited=False)}"
             )
     return t
 
@@ -1212,7 +1216,7 @@ def other_edits(
         out.append(
             f"  other edit, {where}: {path}:{lo} {' / '.join(old_lines)[:140] or '(insertion)'}\n"
             f"      -> {' / '.join(new_lines)[:140] or '(deletion)'}\n      "
-            f"{_verdict(e.name, 'replayed', path, lo, t)}"
+            f"{_verdict(e.name, 'replayed', path, lo, t, edited=True)}"
         )
     return out
 
@@ -1246,7 +1250,7 @@ def grade_call(
             t.unwanted += 1
             out.append(
                 f"  unwanted: {path}:{o.node.lineno} {o.text}\n      bench-op:  {u.text}\n      "
-                f"{_verdict(e.name, 'replayed', path, o.node.lineno)}"
+                f"{_verdict(e.name, 'replayed', path, o.node.lineno, edited=True)}"
             )
         elif f is not None and _blocked(f):
             t.false_blocks += 1
@@ -1255,7 +1259,7 @@ def grade_call(
                 t.false_blocks_really_broken += 1
             out.append(
                 f"  false block: {path}:{o.node.lineno} {o.text}: {_why(f)}\n"
-                f"      {_verdict(e.name, 'replayed', path, f['line'])}"
+                f"      {_verdict(e.name, 'replayed', path, f['line'], edited=False)}"
             )
         return out
     sig = sigs.get(eng_new_name) or sigs.get(name) or ast_sig(clone, e.sha, e_.name, bench)
@@ -1428,7 +1432,7 @@ def as_committed(e: Entry, clone: str, parent: str, bench_op: str, timeout: floa
             after = " / ".join(s.strip() for s in new_lines)[:160] or "(deletion)"
             t.lines.append(
                 f"  as committed, {head}: {path}:{start}: {body}\n      -> {after}\n      "
-                f"{_verdict(e.name, 'committed', path, start, t, committed=True)}"
+                f"{_verdict(e.name, 'committed', path, start, t, committed=True, edited=True)}"
             )
     for f in findings:
         if _blocked(f):
@@ -1446,7 +1450,7 @@ def as_committed(e: Entry, clone: str, parent: str, bench_op: str, timeout: floa
             t.lines.append(
                 f"  as committed, hand edit asked{' on a line the commit changed' if mine else ''}: "
                 f"{f['path']}:{f['line']} {f.get('text')}: {_why(f)}\n      "
-                f"{_verdict(e.name, 'committed', f['path'], f['line'])}"
+                f"{_verdict(e.name, 'committed', f['path'], f['line'], edited=False)}"
             )
 
 

@@ -155,6 +155,10 @@ def _same_body(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) -> 
 def _compatible(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) -> bool:
     """A successor's constructor asks for nothing the old one did not take (unknown ones pass: only the name
     is followed)."""
+    if _is_enum(old_p, old) != _is_enum(new_p, new):
+        # An enum's members are read, not built: a class in its place is no successor, whatever the exports
+        # say.
+        return False
     o, n = old_p.constructor(old), new_p.constructor(new)
     if o is None or n is None:
         return True
@@ -164,6 +168,14 @@ def _compatible(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) ->
     # Required parameters renamed slot for slot ((d_in, h_in, w_in) -> (d, h, w)) are no new demand.
     names |= {e.new_name for e in diff(o, n) if e.kind is EditKind.RENAMED and e.new_name}
     return all(p.name in names for p in n.params if p.required)
+
+
+_ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"})
+
+
+def _is_enum(project: Project, ref: ClassRef) -> bool:
+    ci = project.class_info(ref)
+    return ci is not None and any(b.rsplit(".", 1)[-1] in _ENUM_BASES for b in ci.bases)
 
 
 def _pair_renamed(
@@ -277,6 +289,11 @@ def _follow_vanished(
             if ch:
                 found.changes[still] = ch
             found.paired.add(still)
+            continue
+        mi = new_p.module(ref.module)
+        if mi is not None and ref.name in mi.names:
+            # The name lives on as something else (a factory function that picks a class): calls through it
+            # may bind; which class it builds is the factory's business, so no class is its successor here.
             continue
         successor = next(
             (r for r in appeared if r.name == ref.name and r not in found.paired and new_p.builds(r)), None

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from benchop_hook.analysis.modules import ClassInfo, ClassRef, ModuleInfo, ModuleRef, ParseCache
 from benchop_hook.analysis.signatures import DataclassInfo, Param, Signature, dataclass_signature
-from benchop_hook.git.repo import Snapshot
+from benchop_hook.git.snapshots import Snapshot
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -64,6 +64,7 @@ class Project:
         self._by_module: dict[str, str] | None = None
         self._packages: set[str] = set()  # every package, with or without __init__.py (PEP 420)
         self._by_path: dict[str, str] = {}
+        self._names: dict[str, tuple[str, ...]] = {}  # every import name of a file, its module_name first
         self._is_op: dict[ClassRef, tuple[bool, frozenset[str]]] = {}
         self._ctor: dict[ClassRef, tuple[Signature | None, frozenset[str]]] = {}
         self._at: dict[str, ModuleInfo | None] = {}
@@ -80,6 +81,7 @@ class Project:
                 names = module_names_for(p, inits)
                 if names:
                     self._by_path[p] = names[0]
+                    self._names[p] = tuple(names)
                 for n in names:
                     by_module.setdefault(n, p)
                     parts = n.split(".")
@@ -90,6 +92,11 @@ class Project:
     def module_name(self, path: str) -> str:
         self._index()
         return self._by_path.get(path, path[:-3].replace("/", "."))
+
+    def module_names(self, path: str) -> tuple[str, ...]:
+        """Every name the file can be imported by (two below a directory without `__init__.py`)."""
+        self._index()
+        return self._names.get(path, (self.module_name(path),))
 
     def has_module(self, module: str) -> bool:
         """A module file, or a package directory (a namespace package has no file of its own)."""

@@ -76,9 +76,7 @@ def read_log(root: str, max_count: int) -> list[tuple[str, str, str, list[notes.
     if not noted:
         return []
     out = []
-    text = gitrepo.git_text(root, "log", "--format=%H%x00%cs%x00%s", "HEAD", check=False)
-    for line in text.splitlines():
-        commit, date, subject = [*line.split("\0"), "", ""][:3]
+    for commit, date, subject in gitrepo.head_log(root):
         if commit in noted:
             runs = notes.read_note(root, commit)
             if runs:

@@ -38,27 +38,10 @@ def main(opts: Options) -> int:
     tell_finished_runs(repo)
     if opts.stage == "pre-commit":
         return _pre_commit(opts, repo, cfg)
-    stage = _detect_stage(repo.git_dir) if opts.stage in (None, "follow-up") else opts.stage
+    from benchop_hook.git import flows
+
+    stage = flows.detect_stage(repo.git_dir) if opts.stage in (None, "follow-up") else opts.stage
     return _follow_up(opts, repo, cfg, stage)
-
-
-def _detect_stage(git_dir: str) -> str:
-    if "PRE_COMMIT_REWRITE_COMMAND" in os.environ:
-        return "post-rewrite"
-    if "PRE_COMMIT_IS_SQUASH_MERGE" in os.environ:
-        return "post-merge"
-    try:
-        with open(os.path.join(git_dir, "logs", "HEAD"), "rb") as f:
-            f.seek(0, os.SEEK_END)
-            size = f.tell()
-            f.seek(max(0, size - 4096))
-            last = f.read().splitlines()[-1].decode("utf-8", "replace")
-        msg = last.split("\t", 1)[1] if "\t" in last else ""
-        if msg.startswith(("merge ", "merge:", "pull")):
-            return "post-merge"
-    except (OSError, IndexError):
-        pass
-    return "post-commit"
 
 
 def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) -> int:
@@ -166,7 +149,7 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
         frm = flow.from_rev or ""
     else:
         base = "ORIG_HEAD^{commit}" if merge else "HEAD^1"
-        frm = gitrepo.git(root, "rev-parse", "-q", "--verify", base, check=False).stdout.decode().strip()
+        frm = gitrepo.verify(root, base) or ""
     if not frm:
         return EXIT_OK  # the first commit, or no ORIG_HEAD: nothing to compare with
     changes = gitrepo.range_changes(root, frm, "HEAD")
@@ -183,7 +166,7 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
             f"run `{hint}` once it is done."
         )
         return EXIT_OK
-    head = gitrepo.git(root, "rev-parse", "HEAD").stdout.decode().strip()
+    head = gitrepo.head(root)
     target = Target("range", frm[:12], "HEAD", frm, head, to_is_head=True)
     if cfg.background:
         return _background(repo, cfg, target, changes)

@@ -52,8 +52,7 @@ exit $status
 
 
 def hooks_dir(root: str) -> str:
-    out = gitrepo.git_text(root, "rev-parse", "--git-path", "hooks").strip()
-    return out if os.path.isabs(out) else os.path.normpath(os.path.join(root, out))
+    return gitrepo.hooks_path(root)
 
 
 def _ours(path: str) -> bool:

@@ -24,7 +24,7 @@ from benchop_hook.fixing.detect import Sources, evidence_for
 from benchop_hook.fixing.judging import Judging
 from benchop_hook.fixing.plan import Status, judge_now
 from benchop_hook.fixing.results import FileResult, Finding, Note, StaticResult, shown_call
-from benchop_hook.git.last_commit import History
+from benchop_hook.git.last_commit import LastCommits
 from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
 
@@ -35,7 +35,7 @@ Suspects = dict[tuple[int, int], tuple[CallSite, str]]  # (line, column) -> the 
 class AllFiles:
     """What the pass over every benchmark needs besides the snapshots."""
 
-    history: History
+    history: LastCommits
     only: frozenset[str] | None = None  # just these benchmark files
     cache_dir: str | None = None  # where the clean-file cache lives (.git/bench-op); None: no cache
 
@@ -232,7 +232,7 @@ class _FromHistory:
         src: Sources,
         new_p: Project,
         ev: TestEvidence,
-        hist: History,
+        hist: LastCommits,
         rewrite: bool,
     ) -> None:
         self.cfg, self.paths, self.src, self.new_p, self.ev = cfg, paths, src, new_p, ev

@@ -22,7 +22,7 @@ from benchop_hook.fixing.detect import Projects, Sources, detect_changes, eviden
 from benchop_hook.fixing.judge import judge_file
 from benchop_hook.fixing.judging import Judging
 from benchop_hook.fixing.results import FileResult, StaticResult
-from benchop_hook.git.repo import Snapshot, WorkTree
+from benchop_hook.git.snapshots import Snapshot, WorkTree
 from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
 

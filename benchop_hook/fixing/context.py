@@ -19,7 +19,7 @@ from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Signature, free_names
 from benchop_hook.fixing.plan import Value
-from benchop_hook.git.repo import Snapshot
+from benchop_hook.git.snapshots import Snapshot
 from benchop_hook.paths import Paths
 
 

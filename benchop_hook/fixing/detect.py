@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from benchop_hook.analysis.changes import OpChange, detect
 from benchop_hook.analysis.evidence import TestEvidence
 from benchop_hook.analysis.project import Project
-from benchop_hook.git.repo import Change, Snapshot
+from benchop_hook.git.repo import Change
+from benchop_hook.git.snapshots import Snapshot
 from benchop_hook.paths import Paths
 
 VOTES_FORK_WEIGHT = 300_000  # characters of the files the rename votes diff

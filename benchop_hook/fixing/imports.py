@@ -42,7 +42,7 @@ def import_fixes(
             continue
         succ = (routes or {}).get(old_ref, ch.new)
         via_same = j.new_p.resolve_name(module, succ.name)
-        new_module = module if via_same == succ else succ.module
+        new_module = module if via_same == succ else _spelled_as(module, succ, j)
         edits.append(ImportEdit(module, name, new_module, succ.name))
         if name_here == name and succ.name != name:
             renames[name] = succ.name
@@ -50,6 +50,16 @@ def import_fixes(
             ImportNote(name, f"import of {name} from {module} -> {succ.name} from {new_module}", succ.name)
         )
     return edits, renames, notes
+
+
+def _spelled_as(spelled: str, succ: ClassRef, j: Judging) -> str:
+    """The successor's module, named the way the benchmark names its packages: below a directory without
+    `__init__.py` (`megatron/core/...`) a module has two names, and the one that starts as the benchmark's
+    own import (`megatron.core.x`, not `core.x`) is the one that imports from where it runs."""
+    path = j.new_p.class_path(succ)
+    names = j.new_p.module_names(path) if path is not None else ()
+    top = spelled.split(".")[0]
+    return next((n for n in names if n.split(".")[0] == top), succ.module)
 
 
 def imports_in_functions(data: bytes) -> bool:

@@ -112,9 +112,31 @@ def classify(
     pmap = param_map(list(edits), old)
     old_t, new_t = _targets(args, old) or [], _targets(args, new) or []
     for a, o, n in zip(args, old_t, new_t):
+        if a.kind == "pos" and pmap.get(o, o) != n and _named_for(a.source) == n:
+            # `Wrapper(model, inference_wrapper_config)` that now reaches `inference_wrapper_config`: the
+            # name says where it was meant to go (a revert puts it back there), so pinning the old binding
+            # could be the wrong fix, and the call may be right as it is.
+            return (
+                Status.UNKNOWN,
+                f"unknown: the run decides (argument {a.source} now reaches '{n}', the parameter it is named "
+                f"after, instead of '{o}')",
+            )
         if a.kind == "pos" and pmap.get(o, o) != n:
             return Status.SHIFTED, f"argument {a.source} now reaches '{n}' instead of '{o}'"
     return Status.OK, "binds with the same meaning"
+
+
+def _named_for(src: str) -> str | None:
+    """The name an argument is spelled as (`cfg` and `args.cfg` are both `cfg`), or None for an expression."""
+    import ast
+
+    try:
+        node = ast.parse(src.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
 
 
 def judge_now(
@@ -184,10 +206,15 @@ def is_choice(src: str, old_param: object | None = None) -> bool:
     default = getattr(old_param, "default", None)
     if default is not None and same_default(src, default):
         return False
+    if default is not None and _is_flag(default):
+        # Whatever is passed to a flag or a mode (`use_hqq=use_hqq` for `use_hqq: bool = False`) picks a
+        # behaviour: the source text being a variable doesn't make it data.
+        return True
     try:
         node = ast.parse(src, mode="eval").body
     except SyntaxError:
         return False
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         node = node.operand
     if (
@@ -196,8 +223,9 @@ def is_choice(src: str, old_param: object | None = None) -> bool:
         and not isinstance(node.value, bool)
     ):
         # A number for a parameter that had a default picks a behaviour other than the default
-        # (`termination_id=-1`); for one without, it is data (a size).
-        return default is not None
+        # (`termination_id=-1`); for one without, it is data (a size), unless it is negative: no size is,
+        # a sentinel or an axis counted from the end is.
+        return default is not None or negative
     if isinstance(node, ast.Constant):
         return isinstance(node.value, (bool, str))
     if isinstance(node, ast.Name):
@@ -209,6 +237,19 @@ def is_choice(src: str, old_param: object | None = None) -> bool:
             root = root.value
         return isinstance(root, ast.Name) and root.id not in _NOT_CHOICES and root.id[:1].isupper()
     return False
+
+
+def _is_flag(default: str) -> bool:
+    """A default that is a bool, a string or an enum-like member (`False`, `"auto"`, `Mode.FAST`)."""
+    import ast
+
+    try:
+        node = ast.parse(default, mode="eval").body
+    except SyntaxError:
+        return False
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (bool, str))
+    return isinstance(node, ast.Attribute) and is_choice(default)
 
 
 def choice_words(param: str, value: str) -> set[str]:

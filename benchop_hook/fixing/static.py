@@ -38,26 +38,27 @@ def static_pass(
     from benchop_hook.fixing.all_files import AllFiles, all_files_pass
     from benchop_hook.fixing.commit_range import range_pass
     from benchop_hook.fixing.detect import Sources
-    from benchop_hook.git.last_commit import History
+    from benchop_hook.git import snapshots
+    from benchop_hook.git.last_commit import LastCommits
     from benchop_hook.rewrite.wrap import project_line_length
 
     root = repo.root
     cfg = dataclasses.replace(cfg, line_length=project_line_length(root))  # a rewritten call fits it
     links: list[str] = []
-    tracked = gitrepo.list_tracked(root, links=links)
+    tracked = snapshots.list_tracked(root, links=links)
     if target.mode == "all":
-        new: gitrepo.Snapshot = gitrepo.WorkTree(root, tracked, links)
-        opts = AllFiles(History(root), only, os.path.join(repo.git_dir, "bench-op"))
+        new: snapshots.Snapshot = snapshots.WorkTree(root, tracked, links)
+        opts = AllFiles(LastCommits(root), only, os.path.join(repo.git_dir, "bench-op"))
         out = all_files_pass(cfg, Sources(None, new, new, ()), target, opts, rewrite=rewrite)
     else:
         if target.mode == "staged":
-            old: gitrepo.Snapshot = gitrepo.GitSnapshot(root, "HEAD")
-            new = gitrepo.GitSnapshot(root, None)
+            old: snapshots.Snapshot = snapshots.GitSnapshot(root, "HEAD")
+            new = snapshots.GitSnapshot(root, None)
         else:
             assert target.from_rev and target.to_rev
-            old = gitrepo.GitSnapshot(root, target.from_rev)
-            new = gitrepo.GitSnapshot(root, target.to_rev)
-        bench = new if bench_from == "target" else gitrepo.WorkTree(root, tracked, links)
+            old = snapshots.GitSnapshot(root, target.from_rev)
+            new = snapshots.GitSnapshot(root, target.to_rev)
+        bench = new if bench_from == "target" else snapshots.WorkTree(root, tracked, links)
         out = range_pass(cfg, Sources(old, new, bench, tuple(changes)), target, rewrite=rewrite)
     if kept_until_exit is not None:
         kept_until_exit.append(out)

@@ -112,12 +112,8 @@ class UserEdits:
         """What goes on disk for a fixed file: the fix with the user's unstaged edits on top."""
         self.heads[fr.path] = fr.before or b""
         user = read_bytes(os.path.join(self.root, fr.path))
-        entry = gitrepo.index_entry(self.root, fr.path)
-        head_blob = (
-            gitrepo.git(self.root, "rev-parse", "-q", "--verify", f"{self.head}:{fr.path}", check=False)
-            .stdout.decode()
-            .strip()
-        )
+        entry = gitrepo.index_entries(self.root, staged=False).get(fr.path)
+        head_blob = gitrepo.verify(self.root, f"{self.head}:{fr.path}") or ""
         if entry is None or entry[1] != head_blob:
             saved = ""
             if fr.changed:  # the fix is not dropped: it waits in a patch
@@ -143,9 +139,7 @@ class UserEdits:
         return merged
 
     def base(self, path: str) -> bytes:
-        return (
-            self.heads.get(path) or gitrepo.git(self.root, "show", f"{self.head}:{path}", check=False).stdout
-        )
+        return self.heads.get(path) or gitrepo.read_blob(self.root, self.head, path) or b""
 
 
 def assemble(
@@ -252,7 +246,7 @@ def commit_in_place(job: Job, run: RunOutcome) -> RunOutcome:
     left: list[tuple[FileResult, str]] = []
     with tree_guard(repo.root, repo.git_dir, is_bench) as guard:
         for path, fixed in sorted(run.written.items()):
-            before = gitrepo.git(repo.root, "show", f"{target.to_rev}:{path}", check=False).stdout
+            before = gitrepo.read_blob(repo.root, target.to_rev, path) or b""
             fr = FileResult(path, before=before, after=fixed)
             prepared = user.prepare(fr)
             if isinstance(prepared, LeftAlone):

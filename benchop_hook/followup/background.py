@@ -210,11 +210,7 @@ def _land(user: Job, run: object, state: State) -> State:
     assert isinstance(run, RunOutcome)
     commit = state.commit
     with repo_lock(user.repo.git_dir, wait=3600.0):
-        head = (
-            gitrepo.git(user.repo.root, "rev-parse", "-q", "--verify", "HEAD", check=False)
-            .stdout.decode()
-            .strip()
-        )
+        head = gitrepo.verify(user.repo.root, "HEAD") or ""
         if head != commit and run.written:
             patch = _save_patch(user.repo, commit, run)
             print(
@@ -234,7 +230,7 @@ def _save_patch(repo: RepoPaths, commit: str, run: object) -> str:
     assert isinstance(run, RunOutcome)
     paths = []
     for path, content in sorted(run.written.items()):
-        before = gitrepo.git(repo.root, "show", f"{commit}:{path}", check=False).stdout
+        before = gitrepo.read_blob(repo.root, commit, path) or b""
         paths.append(save_patch(repo.git_dir, path, before, content))
     return ", ".join(paths)
 

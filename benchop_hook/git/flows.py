@@ -123,6 +123,18 @@ def decide(s: GitState) -> Decision:
 # -- I/O around it
 
 
+def detect_stage(git_dir: str) -> str:
+    """Which hook a `follow-up` call stands for: pre-commit says so for post-rewrite and a squash merge;
+    otherwise HEAD's last move in the reflog tells a merge or a pull from a commit."""
+    if "PRE_COMMIT_REWRITE_COMMAND" in os.environ:
+        return "post-rewrite"
+    if "PRE_COMMIT_IS_SQUASH_MERGE" in os.environ:
+        return "post-merge"
+    if gitrepo.last_head_move(git_dir).startswith(("merge ", "merge:", "pull")):
+        return "post-merge"
+    return "post-commit"
+
+
 def _read_line(path: str) -> str | None:
     try:
         with open(path, encoding="utf-8") as f:
@@ -153,19 +165,13 @@ def read_state(root: str, git_dir: str, stage: str, rewrite_command: str | None)
     if stage == "post-rewrite":
         orig = _read_line(os.path.join(git_dir, rebase_dir, "orig-head")) if rebase_dir else None
         if not orig:
-            orig = (
-                gitrepo.git(root, "rev-parse", "-q", "--verify", "ORIG_HEAD^{commit}", check=False)
-                .stdout.decode()
-                .strip()
-            )
+            orig = gitrepo.verify(root, "ORIG_HEAD^{commit}")
     todo = _todo(git_dir)
     recorded = _recorded(git_dir)
     head = parent = None
     if todo is not None or recorded is not None:
-        out = gitrepo.git(root, "rev-parse", "-q", "--verify", "HEAD", check=False).stdout.decode().split()
-        head = out[0] if out else None
-        out = gitrepo.git(root, "rev-parse", "-q", "--verify", "HEAD^1", check=False).stdout.decode().split()
-        parent = out[0] if out else None
+        head = gitrepo.verify(root, "HEAD")
+        parent = gitrepo.verify(root, "HEAD^1")
     continuing = stage == "post-commit" and todo is None and recorded is not None and _under_continue()
     return GitState(
         stage=stage,

@@ -1,27 +1,49 @@
-"""The only place that talks to git.
+"""The only place that talks to git: every other module calls one of the small functions here.
 
-Plain `git` subprocesses for the fast path (what changed? is this our own
-commit? what state is the repo in?), and one long-lived `git cat-file --batch`
-for reading many blobs of old and new trees once there is real work to do.
+Two ways in, chosen by what the caller can afford:
+- plain `git` subprocesses on the no-op path (what changed? did a constructor change? which stage fired
+  the hook?), and for what GitPython has no API for (notes, worktrees, a commit from a temporary index,
+  merge-file, apply). A commit that touches no Op must cost at most 50 ms more than `python -c pass` plus
+  one `git diff`, and importing GitPython alone costs about 100 ms: it is imported only once a command
+  knows it has work.
+- GitPython for what it does in-process: index entries, tree entries and their modes, blobs written
+  through the object database. Its object reads go through `BatchReader` (a clean environment, restarted
+  in a forked child) and its writes stay in-process: GitPython runs no git command on the repository.
 
-Hooks inherit `GIT_INDEX_FILE`, `GIT_DIR` and friends from the git command
-that runs them. Every git call here gets an environment without them, except
-reads of the staged tree, which must see the index git is about to commit.
+Hooks inherit `GIT_INDEX_FILE`, `GIT_DIR` and friends from the git command that runs them. Every git call
+here gets an environment without them (`clean_env`), and GitPython opens a repository with them hidden,
+except reads of the staged tree, which must see the index git is about to commit.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import io
 import os
 import subprocess
 import time
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from benchop_hook.errors import EXIT_USAGE, GitError
+from benchop_hook.git.formats import (
+    Change,
+    GitObject,
+    decode,
+    index_extension_names,
+    parse_ls_files,
+    parse_name_status,
+    parse_status_paths,
+    read_object,
+)
 
-# What git exports to hooks that would redirect our own git calls.
+if TYPE_CHECKING:
+    from git import Repo, Tree
+    from git.db import GitCmdObjectDB
+
+# What git exports to hooks that would not redirect our own git calls.
 _GIT_ENV_KEEP = {
     "GIT_EXEC_PATH",
     "GIT_SSH",
@@ -48,16 +70,18 @@ _GIT_ENV_KEEP = {
 }
 
 
+def _redirects(name: str, *, keep_index: bool = False) -> bool:
+    """Would this inherited variable point our git calls somewhere else than the repository they name?"""
+    return (
+        name.startswith("GIT_")
+        and name not in _GIT_ENV_KEEP
+        and not name.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))
+        and not (keep_index and name == "GIT_INDEX_FILE")
+    )
+
+
 def clean_env(*, keep_index: bool = False, extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("GIT_")
-        or k in _GIT_ENV_KEEP
-        or k.startswith("GIT_CONFIG_KEY_")
-        or k.startswith("GIT_CONFIG_VALUE_")
-        or (keep_index and k == "GIT_INDEX_FILE")
-    }
+    env = {k: v for k, v in os.environ.items() if not _redirects(k, keep_index=keep_index)}
     env["GIT_TERMINAL_PROMPT"] = "0"
     env.setdefault("LC_ALL", "C")
     if extra:
@@ -65,7 +89,7 @@ def clean_env(*, keep_index: bool = False, extra: dict[str, str] | None = None) 
     return env
 
 
-def git(
+def _git(
     root: str, *args: str, env: dict[str, str] | None = None, check: bool = True, input: bytes | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     proc = subprocess.run(
@@ -76,13 +100,16 @@ def git(
         capture_output=True,
     )
     if check and proc.returncode != 0:
-        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {msg[-1] if msg else 'exit ' + str(proc.returncode)}")
+        raise GitError(f"git {args[0]} failed: {_last_error(proc)}")
     return proc
 
 
-def git_text(root: str, *args: str, **kw: Any) -> str:
-    return git(root, *args, **kw).stdout.decode("utf-8", "surrogateescape")
+def _last_error(proc: subprocess.CompletedProcess[bytes]) -> str:
+    msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    return msg[-1] if msg else "exit " + str(proc.returncode)
+
+
+# -- the repository and its refs (the no-op path: plain git)
 
 
 @dataclass(frozen=True)
@@ -96,322 +123,82 @@ class RepoPaths:
 
 
 def find_repo(cwd: str | None = None) -> RepoPaths:
+    """The repository around `cwd`, found by git itself: every command starts here, the no-op hook too."""
     cwd = os.path.abspath(cwd or os.getcwd())
     # `git rev-parse` honours GIT_DIR from a hook; run it clean from cwd.
-    proc = git(cwd, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir", check=False)
+    proc = _git(cwd, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir", check=False)
     if proc.returncode != 0:
         raise GitError("not inside a git work tree: run bench-op from your repository.", EXIT_USAGE)
-    top, gdir, common = proc.stdout.decode("utf-8", "surrogateescape").splitlines()[:3]
+    top, gdir, common = decode(proc.stdout).splitlines()[:3]
     if not os.path.isabs(common):
         common = os.path.normpath(os.path.join(cwd, common))
     return RepoPaths(top, gdir, common)
 
 
+def verify(root: str, spec: str) -> str | None:
+    """The object id `spec` names (`HEAD`, `HEAD^1`, `ORIG_HEAD^{commit}`, `rev:path`), or None."""
+    out = _git(root, "rev-parse", "-q", "--verify", spec, check=False).stdout.decode().split()
+    return out[0] if out else None
+
+
+def head(root: str) -> str:
+    """HEAD's commit; GitError when there is none."""
+    return _git(root, "rev-parse", "HEAD").stdout.decode().strip()
+
+
 def has_commits(root: str) -> bool:
-    return git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False).returncode == 0
+    return verify(root, "HEAD^{commit}") is not None
 
 
 def resolve_commit(root: str, ref: str) -> str:
-    proc = git(root, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}", check=False)
-    if proc.returncode != 0:
+    sha = verify(root, f"{ref}^{{commit}}")
+    if sha is None:
         raise GitError(
             f"'{ref}' is not a commit in this repository: check the ref and try again.", EXIT_USAGE
         )
-    return proc.stdout.decode().strip()
+    return sha
 
 
-def empty_tree(root: str) -> str:
-    return git(root, "hash-object", "-t", "tree", "--stdin", input=b"").stdout.decode().strip()
+def commit_message(root: str, rev: str = "HEAD") -> str:
+    return decode(_git(root, "log", "-1", "--format=%B", rev).stdout)
 
 
-@dataclass(frozen=True)
-class Change:
-    """One path of a `git diff --name-status`."""
+def last_head_move(git_dir: str) -> str:
+    """The message of HEAD's newest reflog entry ("commit: ...", "merge topic: ...", "pull: ..."), or "".
 
-    status: str  # A, M, D, R (renamed), C (copied), T (type change)
-    old_path: str | None
-    new_path: str | None
-
-
-def parse_name_status(out: bytes) -> list[Change]:
-    parts = out.split(b"\0")
-    changes: list[Change] = []
-    i = 0
-    while i < len(parts) and parts[i]:
-        status = parts[i].decode()[0]
-        if status in "RC":
-            old, new = parts[i + 1], parts[i + 2]
-            changes.append(
-                Change(status, old.decode("utf-8", "surrogateescape"), new.decode("utf-8", "surrogateescape"))
-            )
-            i += 3
-        else:
-            p = parts[i + 1].decode("utf-8", "surrogateescape")
-            changes.append(Change(status, None if status == "A" else p, None if status == "D" else p))
-            i += 2
-    return changes
+    Read by hand, not with GitPython's RefLog: the hook reads it before it knows whether there is any
+    work, where importing GitPython would cost more than the whole no-op budget. Only the file's tail is
+    read: a reflog grows with every commit."""
+    try:
+        with open(os.path.join(git_dir, "logs", "HEAD"), "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 4096))
+            last = f.read().splitlines()[-1].decode("utf-8", "replace")
+    except (OSError, IndexError):
+        return ""
+    return last.split("\t", 1)[1] if "\t" in last else ""
 
 
-def cat_blobs(root: str, specs: Sequence[str], *, keep_index: bool = False) -> list[bytes | None]:
-    """The contents of `rev:path` specs (`:path` is the index) in one `git cat-file --batch`; None when
-    missing.
-
-    Plain git, no GitPython: the cheap "did any constructor change?" check runs on the no-op path."""
-    if not specs:
-        return []
-    out = git(
-        root,
-        "cat-file",
-        "--batch",
-        env=clean_env(keep_index=keep_index),
-        input=b"".join(s.encode() + b"\n" for s in specs),
-    ).stdout
-    blobs: list[bytes | None] = []
-    pos = 0
-    for _ in specs:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].split()
-        pos = end + 1
-        if len(header) != 3 or header[1] != b"blob":
-            blobs.append(None)
-            if len(header) == 3:
-                pos += int(header[2]) + 1
-            continue
-        size = int(header[2])
-        blobs.append(out[pos : pos + size])
-        pos += size + 1
-    return blobs
+def head_log(root: str) -> list[tuple[str, str, str]]:
+    """(commit, committer date, subject) of every commit reachable from HEAD, newest first."""
+    text = decode(_git(root, "log", "--format=%H%x00%cs%x00%s", "HEAD", check=False).stdout)
+    out = []
+    for line in text.splitlines():
+        commit, date, subject = [*line.split("\0"), "", ""][:3]
+        out.append((commit, date, subject))
+    return out
 
 
-def staged_changes(root: str) -> list[Change]:
-    """HEAD vs the index git is about to commit (GIT_INDEX_FILE respected)."""
-    out = git(
-        root,
-        "diff",
-        "--cached",
-        "--name-status",
-        "-z",
-        "-M",
-        "--no-ext-diff",
-        "--ignore-submodules",
-        "HEAD",
-        env=clean_env(keep_index=True),
-    ).stdout
-    return parse_name_status(out)
+def last_commit_of(root: str, path: str) -> str | None:
+    """The newest commit that touched `path`, or None."""
+    return _git(root, "log", "-1", "--format=%H", "--", path, check=False).stdout.decode().strip() or None
 
 
-def staged_changes_if_head(root: str) -> list[Change] | None:
-    """`staged_changes`, or None before the first commit (nothing to compare with), in one git process
-    where a repository with commits is concerned: the no-op hook pays for each process it starts."""
-    proc = git(
-        root,
-        "diff",
-        "--cached",
-        "--name-status",
-        "-z",
-        "-M",
-        "--no-ext-diff",
-        "--ignore-submodules",
-        "HEAD",
-        env=clean_env(keep_index=True),
-        check=False,
-    )
-    if proc.returncode == 0:
-        return parse_name_status(proc.stdout)
-    if not has_commits(root):
-        return None
-    return staged_changes(root)  # the failure, reported as before
-
-
-def range_changes(root: str, from_rev: str, to_rev: str) -> list[Change]:
-    out = git(
-        root, "diff", "--name-status", "-z", "-M", "--no-ext-diff", "--ignore-submodules", from_rev, to_rev
-    ).stdout
-    return parse_name_status(out)
-
-
-def entries(root: str, rev: str | None = None) -> list[tuple[bytes, str, str]]:
-    """(mode, blob id, path) of every stage-0 entry of the index (rev None) or of a commit's tree."""
-    if rev is None:
-        out = git(root, "ls-files", "-z", "-s", env=clean_env(keep_index=True)).stdout
-    else:
-        out = git(root, "ls-tree", "-r", "-z", "--full-tree", rev).stdout
-    result = []
-    for rec in out.split(b"\0"):
-        if not rec:
-            continue
-        meta, path = rec.split(b"\t", 1)
-        fields = meta.split(b" ")
-        if rev is None:
-            mode, sha, stage = fields
-            if stage != b"0":
-                continue
-        else:
-            mode, _type, sha = fields
-        result.append((mode, sha.decode(), path.decode("utf-8", "surrogateescape")))
-    return result
-
-
-_REGULAR = (b"100644", b"100755")
-
-
-def list_tracked(root: str, rev: str | None = None, links: list[str] | None = None) -> list[str]:
-    """Tracked regular files: in the index (rev None) or in a commit. Symlinks go to `links`."""
-    paths = []
-    for mode, _sha, path in entries(root, rev):
-        if mode in _REGULAR:
-            paths.append(path)
-        elif mode == b"120000" and links is not None:
-            links.append(path)
-    return paths
-
-
-# ---------------------------------------------------------------------------
-# Snapshots: read-only views of one version of the repository's files.
-
-
-class Snapshot:
-    """One version of the repository: a file list and the bytes of each file."""
-
-    def paths(self) -> list[str]:
-        raise NotImplementedError
-
-    def read(self, path: str) -> bytes | None:
-        raise NotImplementedError
-
-    def prefetch(self, paths: Iterable[str]) -> None:
-        """A hint: these files will be read soon."""
-
-
-# Blobs asked for in one round trip: 64 requests are 2.6 kB, well within a pipe's buffer.
-_PREFETCH = 64
-
-
-class WorkTree(Snapshot):
-    """The files on disk, restricted to tracked regular files (never through a symlink)."""
-
-    def __init__(self, root: str, tracked: list[str], links: list[str] | None = None) -> None:
-        self.root = root
-        self._tracked = tracked
-        self._set = set(tracked)
-        # Tracked symlinks, and tracked files a symlink replaced on disk: never read as the repo's own, never
-        # written.
-        self.links = list(links or []) + [p for p in tracked if os.path.islink(os.path.join(root, p))]
-
-    def paths(self) -> list[str]:
-        return self._tracked
-
-    def read(self, path: str) -> bytes | None:
-        if path not in self._set:
-            return None
-        full = os.path.join(self.root, path)
-        if os.path.islink(full) or not os.path.isfile(full):
-            return None
-        try:
-            with open(full, "rb") as f:
-                return f.read()
-        except OSError:
-            return None
-
-
-class GitSnapshot(Snapshot):
-    """A commit or the index, read through one persistent `git cat-file --batch` process, started when the
-    first blob is read. (GitPython did this before; importing it cost more than a static pass's parsing
-    of a large commit's op files.)"""
-
-    def __init__(self, root: str, rev: str | None) -> None:
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._pid = os.getpid()  # the process that talks to `_proc`
-        self._rev = rev
-        self._entries: dict[str, bytes] | None = None
-        self._root = root
-        # Blobs already read, by id: the evidence from tests reads the same test files once per changed Op.
-        self._blobs: dict[bytes, bytes] = {}
-
-    def _load(self) -> dict[str, bytes]:
-        if self._entries is None:
-            self._entries = {
-                path: bytes.fromhex(sha)
-                for mode, sha, path in entries(self._root, self._rev)
-                if mode in _REGULAR
-            }
-        return self._entries
-
-    def paths(self) -> list[str]:
-        return list(self._load())
-
-    def blob_id(self, path: str) -> str | None:
-        sha = self._load().get(path)
-        return sha.hex() if sha else None
-
-    def read(self, path: str) -> bytes | None:
-        sha = self._load().get(path)
-        if sha is None:
-            return None
-        data = self._blobs.get(sha)
-        if data is None:
-            data = self._blobs[sha] = self._cat(sha.hex())
-        return data
-
-    def prefetch(self, paths: Iterable[str]) -> None:
-        """Read these files' blobs now, many requests per round trip to cat-file: a large commit reads
-        a thousand blobs, and one round trip each cost more than the copying."""
-        entries = self._load()
-        shas = list(
-            dict.fromkeys(
-                sha for p in paths if (sha := entries.get(p)) is not None and sha not in self._blobs
-            )
-        )
-        for k in range(0, len(shas), _PREFETCH):
-            chunk = shas[k : k + _PREFETCH]  # (its requests fit in the pipe whatever cat-file is doing)
-            for sha, data in zip(chunk, self._cat_many([s.hex() for s in chunk])):
-                self._blobs[sha] = data
-
-    def _cat(self, sha: str) -> bytes:
-        return self._cat_many([sha])[0]
-
-    def _cat_many(self, shas: list[str]) -> list[bytes]:
-        if self._proc is None or self._pid != os.getpid():
-            # (A forked child starts its own: the pipes it inherited are its parent's conversation.)
-            self._pid = os.getpid()
-            self._proc = subprocess.Popen(
-                ("git", "cat-file", "--batch"),
-                cwd=self._root,
-                env=clean_env(),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-        proc = self._proc
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(b"".join(sha.encode() + b"\n" for sha in shas))
-        proc.stdin.flush()
-        out = []
-        for sha in shas:
-            header = proc.stdout.readline().split()
-            if len(header) != 3:
-                raise GitError(f"git cat-file failed: cannot read object {sha}")
-            size = int(header[2])
-            out.append(proc.stdout.read(size))
-            proc.stdout.read(1)  # the newline after each object
-        return out
-
-    def close(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is not None and self._pid == os.getpid():
-            assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.close()
-            proc.wait()
-            proc.stdout.close()
-
-    def __del__(self) -> None:
-        # Nobody closes a snapshot explicitly: its cat-file process ends (EOF) when the snapshot goes.
-        with contextlib.suppress(Exception):
-            self.close()
-
-
-# ---------------------------------------------------------------------------
-# Repository state and writing (hook stages only).
+def hooks_path(root: str) -> str:
+    """The folder git runs hooks from. git's own answer, not GitPython's config reader: that one misses
+    GIT_CONFIG_GLOBAL, `-c` and GIT_CONFIG_COUNT settings, and worktree-specific paths."""
+    out = decode(_git(root, "rev-parse", "--git-path", "hooks").stdout).strip()
+    return out if os.path.isabs(out) else os.path.normpath(os.path.join(root, out))
 
 
 def in_progress_operation(
@@ -440,12 +227,8 @@ def in_progress_operation(
 
 
 def has_unmerged(root: str) -> bool:
-    out = git(root, "ls-files", "-u", "-z").stdout
+    out = _git(root, "ls-files", "-u", "-z").stdout
     return bool(out.strip(b"\0"))
-
-
-def commit_message(root: str, rev: str = "HEAD") -> str:
-    return git_text(root, "log", "-1", "--format=%B", rev)
 
 
 def wait_for_index_lock(git_dir: str, timeout: float) -> bool:
@@ -459,32 +242,390 @@ def wait_for_index_lock(git_dir: str, timeout: float) -> bool:
     return True
 
 
-def hash_blob(root: str, path: str, data: bytes) -> str:
-    return git(root, "hash-object", "-w", "--stdin", "--no-filters", input=data).stdout.decode().strip()
+# -- what changed
 
 
-def file_mode(root: str, rev: str, path: str) -> str:
-    out = git(root, "ls-tree", "-z", rev, "--", path).stdout
-    return out.split(b" ", 1)[0].decode() if out else "100644"
+_NAME_STATUS = ("--name-status", "-z", "-M", "--no-ext-diff")
 
 
-def index_entry(root: str, path: str) -> tuple[str, str] | None:
-    """(mode, blob id) of `path` at stage 0 in the real index."""
-    out = git(root, "ls-files", "-s", "-z", "--", path).stdout
-    for rec in out.split(b"\0"):
-        if rec:
-            meta, p = rec.split(b"\t", 1)
-            mode, sha, stage = meta.decode().split(" ")
-            if stage == "0" and p.decode("utf-8", "surrogateescape") == path:
-                return mode, sha
-    return None
+def _staged_diff(root: str, check: bool) -> subprocess.CompletedProcess[bytes]:
+    # HEAD vs the index git is about to commit: GIT_INDEX_FILE respected.
+    env = clean_env(keep_index=True)
+    return _git(root, "diff", "--cached", *_NAME_STATUS, "--ignore-submodules", "HEAD", env=env, check=check)
 
 
-def iter_nul(out: bytes) -> Iterator[str]:
-    for part in out.split(b"\0"):
-        if part:
-            yield part.decode("utf-8", "surrogateescape")
+def staged_changes(root: str) -> list[Change]:
+    """HEAD vs the index git is about to commit (GIT_INDEX_FILE respected)."""
+    return parse_name_status(_staged_diff(root, check=True).stdout)
 
 
-def status_porcelain(root: str, paths: Sequence[str] = ()) -> bytes:
-    return git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *paths).stdout
+def staged_changes_if_head(root: str) -> list[Change] | None:
+    """`staged_changes`, or None before the first commit (nothing to compare with), in one git process
+    where a repository with commits is concerned: the no-op hook pays for each process it starts."""
+    proc = _staged_diff(root, check=False)
+    if proc.returncode == 0:
+        return parse_name_status(proc.stdout)
+    if not has_commits(root):
+        return None
+    return staged_changes(root)  # the failure, reported as before
+
+
+def range_changes(root: str, from_rev: str, to_rev: str) -> list[Change]:
+    out = _git(root, "diff", *_NAME_STATUS, "--ignore-submodules", from_rev, to_rev).stdout
+    return parse_name_status(out)
+
+
+def worktree_changes(root: str, rev: str) -> list[Change]:
+    """`rev` vs the working tree (submodules included)."""
+    return parse_name_status(_git(root, "diff", *_NAME_STATUS, rev).stdout)
+
+
+def tracked_changes(root: str) -> list[str]:
+    """Tracked files that differ from HEAD, staged or not (a rename: its new path)."""
+    return parse_status_paths(_git(root, "status", "--porcelain=v1", "-z", "--untracked-files=no").stdout)
+
+
+# -- reading objects: `git cat-file --batch`, one-shot and persistent
+
+
+def cat_blobs(root: str, specs: Sequence[str], *, keep_index: bool = False) -> list[bytes | None]:
+    """The contents of `rev:path` specs (`:path` is the index) in one `git cat-file --batch`; None when
+    missing or not a blob. Plain git: the cheap "did any constructor change?" check runs on the no-op
+    path."""
+    if not specs:
+        return []
+    out = _git(
+        root,
+        "cat-file",
+        "--batch",
+        env=clean_env(keep_index=keep_index),
+        input=b"".join(s.encode() + b"\n" for s in specs),
+    ).stdout
+    stream = io.BytesIO(out)
+    return [o.data if (o := read_object(stream)) is not None and o.type == b"blob" else None for _ in specs]
+
+
+def read_blob(root: str, rev: str, path: str) -> bytes | None:
+    """The file `path` at `rev`, or None."""
+    return cat_blobs(root, [f"{rev}:{path}"])[0]
+
+
+# Requests sent in one round trip: 64 of them are 2.6 kB, well within a pipe's buffer, whatever cat-file
+# is doing meanwhile.
+_BATCH = 64
+
+
+class BatchReader:
+    """One persistent `git cat-file --batch`, started on the first read, for bulk reads: a large commit's
+    static pass reads a thousand blobs and GitPython reads one object per round trip; a forked child
+    must start its own process (the pipes it inherited are its parent's conversation)."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._pid = os.getpid()  # the process that talks to `_proc`
+
+    @property
+    def pid(self) -> int | None:
+        """The cat-file process this process talks to, if started."""
+        return self._proc.pid if self._proc is not None and self._pid == os.getpid() else None
+
+    def read(self, requests: Sequence[str]) -> list[GitObject | None]:
+        """Objects by id or by `rev:path` / `rev^{tree}`; None where a request names none."""
+        out: list[GitObject | None] = []
+        for k in range(0, len(requests), _BATCH):
+            out.extend(self._round_trip(requests[k : k + _BATCH]))
+        return out
+
+    def _round_trip(self, requests: Sequence[str]) -> list[GitObject | None]:
+        if self._proc is None or self._pid != os.getpid():
+            self._pid = os.getpid()
+            self._proc = subprocess.Popen(
+                ("git", "cat-file", "--batch"),
+                cwd=self.root,
+                env=clean_env(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        proc = self._proc
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(b"".join(r.encode("utf-8", "surrogateescape") + b"\n" for r in requests))
+        proc.stdin.flush()
+        return [read_object(proc.stdout) for _ in requests]
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and self._pid == os.getpid():
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.close()
+            proc.wait()
+            proc.stdout.close()
+
+    def __del__(self) -> None:
+        # Nobody has to close a reader: its cat-file process ends (EOF) when the reader goes.
+        with contextlib.suppress(Exception):
+            self.close()
+
+
+# -- GitPython: index entries, tree entries and modes, blobs written (work to do: imported here only)
+
+
+@functools.cache
+def _object_db() -> type[GitCmdObjectDB]:
+    from git.cmd import Git
+    from git.db import GitCmdObjectDB
+    from gitdb.base import OInfo, OStream
+    from gitdb.db.loose import LooseObjectDB
+
+    class ObjectDB(GitCmdObjectDB):
+        """GitPython's object database, reading through `BatchReader` (a clean environment, a forked
+        child's own process) and writing loose objects in-process."""
+
+        def __init__(self, root_path: str, git: Git) -> None:
+            super().__init__(root_path, git)
+            self.reader = BatchReader(str(git.working_dir))
+
+        def _object(self, binsha: bytes) -> GitObject:
+            obj = self.reader.read([binsha.hex()])[0]
+            if obj is None:
+                raise GitError(f"git cat-file failed: cannot read object {binsha.hex()}")
+            return obj
+
+        def info(self, binsha: bytes) -> OInfo:
+            obj = self._object(binsha)
+            return OInfo(binsha, obj.type.decode(), len(obj.data))
+
+        def stream(self, binsha: bytes) -> OStream:
+            obj = self._object(binsha)
+            return OStream(binsha, obj.type.decode(), len(obj.data), io.BytesIO(obj.data))
+
+        def store(self, istream: object) -> object:
+            return LooseObjectDB.store(self, istream)
+
+    return ObjectDB
+
+
+@contextlib.contextmanager
+def _hook_env_hidden() -> Iterator[None]:
+    """GitPython reads GIT_DIR, GIT_WORK_TREE, GIT_COMMON_DIR and GIT_OBJECT_DIRECTORY from this process's
+    environment while it opens a repository: a hook's values must not redirect it."""
+    hidden = {k: os.environ.pop(k) for k in list(os.environ) if _redirects(k)}
+    try:
+        yield
+    finally:
+        os.environ.update(hidden)
+
+
+@contextlib.contextmanager
+def _repository(root: str) -> Iterator[Repo]:
+    """GitPython's view of the work tree at `root`, for the length of one call: nothing outlives it, so
+    a forked child never shares it."""
+    from git import Repo
+
+    with _hook_env_hidden():
+        repo = Repo(root, odbt=_object_db())
+    try:
+        yield repo
+    finally:
+        repo.odb.reader.close()
+        repo.close()
+
+
+def _mode(mode: int) -> str:
+    return f"{mode:06o}"  # as git prints it: 100644, 100755, 120000, 160000, 040000
+
+
+def tree_entries(root: str, rev: str) -> list[tuple[str, str, str]]:
+    """(mode, object id, path) of every entry of `rev`'s tree but its trees, in git's order (`ls-tree -r`'s:
+    depth first, each tree's entries as stored)."""
+    from git import Tree
+
+    def walk(tree: Tree) -> Iterator[tuple[str, str, str]]:
+        for obj in tree:
+            if isinstance(obj, Tree):
+                yield from walk(obj)
+            else:
+                yield _mode(obj.mode), obj.hexsha, str(obj.path)
+
+    with _repository(root) as repo:
+        return list(walk(_tree(repo, rev)))
+
+
+def tree_entry(root: str, rev: str, path: str) -> tuple[str, str] | None:
+    """(mode, object id) of `path` in `rev`'s tree, or None."""
+    with _repository(root) as repo:
+        try:
+            obj = _tree(repo, rev) / path
+        except KeyError:
+            return None
+        return _mode(obj.mode), obj.hexsha
+
+
+def _tree(repo: Repo, rev: str) -> Tree:
+    from git import Tree
+
+    # git resolves the revision: what GitPython's own rev-parse would read from refs, git knows for sure.
+    obj = repo.odb.reader.read([f"{rev}^{{tree}}"])[0]
+    if obj is None:
+        raise GitError(f"git ls-tree failed: '{rev}' names no tree")
+    return Tree(repo, bytes.fromhex(obj.sha), path="")
+
+
+def write_blob(root: str, data: bytes) -> str:
+    """Store `data` as a blob as it is (it is the content to commit: no filters apply), and return its id."""
+    from gitdb.base import IStream
+
+    with _repository(root) as repo:
+        stored = repo.odb.store(IStream("blob", len(data), io.BytesIO(data)))
+        return bytes(stored.hexsha).decode()
+
+
+def index_entries(root: str, *, staged: bool) -> dict[str, tuple[str, str]]:
+    """(mode, blob id) by path of every stage-0 entry of an index: the one git is about to commit when
+    `staged` (a hook's GIT_INDEX_FILE), else the work tree's own index."""
+    with _repository(root) as repo:
+        path = os.path.join(repo.git_dir, "index")
+    hooked = os.environ.get("GIT_INDEX_FILE") if staged else None
+    if hooked:
+        path = os.path.join(root, hooked)  # a relative one is relative to the top level, where git runs
+    entries = _read_index(path)
+    if entries is None:
+        entries = _ls_files(root, staged)
+    return entries
+
+
+def _read_index(path: str) -> dict[str, tuple[str, str]] | None:
+    """The index file read in-process by GitPython; None where it can't be read that way (index format
+    4, a split or sparse index, a path that is no UTF-8): `git ls-files` reads those."""
+    from git.index.fun import read_cache
+
+    try:
+        with open(path, "rb") as f:
+            _version, entries, extensions, _sha = read_cache(f)
+    except FileNotFoundError:
+        return {}
+    except (AssertionError, ValueError, OSError):
+        return None
+    if {b"link", b"sdir"} & index_extension_names(extensions):
+        return None  # the other entries are in a shared index / folded into sparse directory entries
+    return {str(p): (_mode(e.mode), e.hexsha) for (p, stage), e in entries.items() if stage == 0}
+
+
+def _ls_files(root: str, staged: bool) -> dict[str, tuple[str, str]]:
+    return parse_ls_files(_git(root, "ls-files", "-z", "-s", env=clean_env(keep_index=staged)).stdout)
+
+
+# -- writing: a commit from a temporary index, the real index, merges, patches
+
+
+@contextlib.contextmanager
+def temporary_index(
+    root: str, git_dir: str, name: str, tree: str, extra: dict[str, str] | None = None
+) -> Iterator[dict[str, str]]:
+    """An index of bench-op's own (.git/bench-op/<name>.<pid>) holding `tree`, and the environment that
+    points git at it; removed on the way out (git removes its own lock on it)."""
+    folder = os.path.join(git_dir, "bench-op")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"{name}.{os.getpid()}")
+    env = clean_env(extra={"GIT_INDEX_FILE": path, **(extra or {})})
+    try:
+        _git(root, "read-tree", tree, env=env)
+        yield env
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
+
+
+def stage_blob(root: str, env: dict[str, str], mode: str, blob: str, path: str) -> None:
+    """Put `blob` at `path` in the temporary index `env` points at."""
+    _git(root, "update-index", "--cacheinfo", f"{mode},{blob},{path}", env=env)
+
+
+def set_index_entry(root: str, mode: str, blob: str, path: str) -> bool:
+    """Put `blob` at `path` in the work tree's own index; False when git refuses."""
+    return _git(root, "update-index", "--cacheinfo", f"{mode},{blob},{path}", check=False).returncode == 0
+
+
+def commit_index(
+    root: str, env: dict[str, str], *, hooks: str, message: str, reset_author: bool
+) -> str | None:
+    """`git commit` of the temporary index `env` points at, with the hooks in `hooks` (an empty folder:
+    none) and `message`; None when committed, else git's reason."""
+    proc = _git(
+        root,
+        "-c",
+        f"core.hooksPath={hooks}",
+        "commit",
+        "--no-verify",
+        "-q",
+        "--no-edit",
+        *(["--reset-author"] if reset_author else []),
+        "-F",
+        "-",
+        env=env,
+        input=message.encode("utf-8"),
+        check=False,
+    )
+    return None if proc.returncode == 0 else _last_error(proc)
+
+
+def applies(root: str, env: dict[str, str], patch: bytes, path: str) -> bool:
+    """Would `git apply --cached` of `patch`'s hunks for `path` succeed on the index `env` points at?"""
+    proc = _git(
+        root, "apply", "--cached", "--check", f"--include={path}", "-", env=env, input=patch, check=False
+    )
+    return proc.returncode == 0
+
+
+def merge_file(root: str, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+    """`git merge-file`: ours + (base -> theirs); None on conflict."""
+    import tempfile  # here, not at the top: the no-op path imports this module
+
+    with tempfile.TemporaryDirectory(prefix="bench-op-merge-") as d:
+        paths = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            p = os.path.join(d, name)
+            with open(p, "wb") as f:
+                f.write(data)
+            paths.append(p)
+        proc = _git(root, "merge-file", "-p", "-q", *paths, check=False)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+# -- notes
+
+
+def read_note(root: str, ref: str, commit: str) -> str | None:
+    proc = _git(root, "notes", f"--ref={ref}", "show", commit, check=False)
+    return proc.stdout.decode("utf-8", "replace") if proc.returncode == 0 else None
+
+
+def write_note(root: str, ref: str, commit: str, text: str) -> None:
+    """Replace the note on `commit`. Raises GitError when git refuses."""
+    _git(root, "notes", f"--ref={ref}", "add", "-f", "-F", "-", commit, input=text.encode("utf-8"))
+
+
+def noted_commits(root: str, ref: str) -> set[str]:
+    proc = _git(root, "notes", f"--ref={ref}", "list", check=False)
+    if proc.returncode != 0:
+        return set()
+    return {line.split()[1] for line in proc.stdout.decode().splitlines() if len(line.split()) == 2}
+
+
+# -- worktrees
+
+
+def add_worktree(root: str, path: str, commit: str, *, hooks: str) -> None:
+    """A detached checkout of `commit` at `path`, with the hooks in `hooks` (an empty folder: none)."""
+    _git(root, "-c", f"core.hooksPath={hooks}", "worktree", "add", "--detach", "-q", "-f", path, commit)
+
+
+def remove_worktree(root: str, path: str) -> None:
+    """Remove the worktree at `path` and git's record of it; the user's other worktrees, stale ones
+    included, stay as they are (no `git worktree prune`)."""
+    if _git(root, "worktree", "remove", "--force", path, check=False).returncode != 0:
+        import shutil
+
+        shutil.rmtree(path, ignore_errors=True)
+        _git(root, "worktree", "remove", "--force", path, check=False)  # with the folder gone, its record

@@ -59,7 +59,7 @@ def resolve(
     if from_ref and to_ref:
         frm = gitrepo.resolve_commit(root, from_ref)
         to = gitrepo.resolve_commit(root, to_ref)
-        head = gitrepo.git(root, "rev-parse", "-q", "--verify", "HEAD", check=False).stdout.decode().strip()
+        head = gitrepo.verify(root, "HEAD") or ""
         return Target("range", from_ref, to_ref, frm, to, to_is_head=(to == head))
     if not gitrepo.has_commits(root):
         raise UsageError(

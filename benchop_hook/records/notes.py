@@ -11,8 +11,6 @@ Pure functions build, merge and read records; `read_note` / `write_note` are the
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -130,30 +128,20 @@ def latest(runs: list[Run], device: str) -> dict[str, list[Measure]]:
 
 
 def read_note(root: str, commit: str) -> list[Run]:
-    proc = gitrepo.git(root, "notes", f"--ref={REF}", "show", commit, check=False)
-    if proc.returncode != 0:
+    text = gitrepo.read_note(root, REF, commit)
+    if text is None:
         return []  # no note on that commit
-    return parse_note(proc.stdout.decode("utf-8", "replace"))
+    return parse_note(text)
 
 
 def write_note(root: str, commit: str, run: Run) -> None:
     """Merge `run` into the commit's note. Raises GitError when git refuses."""
-    runs = merge(read_note(root, commit), run)
-    fd, path = tempfile.mkstemp(prefix="bench-op-note-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(render_note(runs))
-        gitrepo.git(root, "notes", f"--ref={REF}", "add", "-f", "-F", path, commit)
-    finally:
-        os.unlink(path)
+    gitrepo.write_note(root, REF, commit, render_note(merge(read_note(root, commit), run)))
 
 
 def noted_commits(root: str) -> set[str]:
     """Every commit that has a bench-op note."""
-    proc = gitrepo.git(root, "notes", f"--ref={REF}", "list", check=False)
-    if proc.returncode != 0:
-        return set()
-    return {line.split()[1] for line in proc.stdout.decode().splitlines() if len(line.split()) == 2}
+    return gitrepo.noted_commits(root, REF)
 
 
 @dataclass(frozen=True)

@@ -32,16 +32,13 @@ def temporary_worktree(root: str, git_dir: str, commit: str) -> Iterator[str]:
     os.makedirs(no_hooks, exist_ok=True)  # a post-checkout hook must not run for bench-op's own checkout
     added = False
     try:
-        gitrepo.git(
-            root, "-c", f"core.hooksPath={no_hooks}", "worktree", "add", "--detach", "-q", "-f", path, commit
-        )
+        gitrepo.add_worktree(root, path, commit, hooks=no_hooks)
         added = True
         yield path
     finally:
         if added:
-            gitrepo.git(root, "worktree", "remove", "--force", path, check=False)
+            gitrepo.remove_worktree(root, path)
         shutil.rmtree(path, ignore_errors=True)
-        gitrepo.git(root, "worktree", "prune", check=False)
 
 
 def samples_of(res: RunResult) -> dict[Key, tuple[float, str]]:
@@ -87,8 +84,7 @@ def node_exists(nodeid: str, names: set[str] | None) -> bool:
 
 
 def read_at(root: str, commit: str, path: str) -> bytes | None:
-    proc = gitrepo.git(root, "show", f"{commit}:{path}", check=False)
-    return proc.stdout if proc.returncode == 0 else None
+    return gitrepo.read_blob(root, commit, path)
 
 
 def targets_at(root: str, commit: str, targets: Sequence[str]) -> list[str]:

@@ -50,8 +50,7 @@ def parent_of(target: Target, root: str) -> str | None:
     """What the change is measured against: the start of the range, else HEAD (the staged change's parent)."""
     if target.mode == "range" and target.from_rev:
         return str(target.from_rev)
-    proc = gitrepo.git(root, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
-    return proc.stdout.decode().strip() or None
+    return gitrepo.verify(root, "HEAD^{commit}")
 
 
 def _gpu_env(outcomes: list[FileOutcome], interp: Interpreter) -> tuple[dict[str, str], tuple[str, ...]]:
@@ -275,21 +274,7 @@ _DOCS = (".md", ".rst", ".txt")  # a changed text file changes no number
 
 def dirty_paths(root: str, exempt: set[str]) -> list[str]:
     """Tracked files that differ from HEAD (staged or not), other than `exempt` and documentation."""
-    out = gitrepo.git(root, "status", "--porcelain=v1", "-z", "--untracked-files=no").stdout
-    paths = []
-    parts = out.split(b"\0")
-    i = 0
-    while i < len(parts):
-        rec = parts[i]
-        i += 1
-        if len(rec) < 4:
-            continue
-        if rec[:1] in (b"R", b"C"):
-            i += 1  # the rename's source follows
-        p = rec[3:].decode("utf-8", "surrogateescape")
-        if p not in exempt and not p.endswith(_DOCS):
-            paths.append(p)
-    return paths
+    return [p for p in gitrepo.tracked_changes(root) if p not in exempt and not p.endswith(_DOCS)]
 
 
 def _other_benchmark(root: str, cfg: Config, path: str) -> bool:
@@ -338,7 +323,7 @@ def _record_run(job: Job, run: RunOutcome, passed: list[FileOutcome], echo: Call
             "commit them and run `bench-op run --from-ref HEAD~1 --to-ref HEAD` to record them."
         )
         return
-    commit = commit or gitrepo.git(repo.root, "rev-parse", "HEAD").stdout.decode().strip()
+    commit = commit or gitrepo.head(repo.root)
     from benchop_hook.records.parent_run import describe_interpreter, device_model
 
     comparison = run.comparison

@@ -24,7 +24,7 @@ from benchop_hook.analysis.callsites.splats import SplatReader
 from benchop_hook.analysis.locate import analyze
 from benchop_hook.analysis.modules import ClassRef, ModuleInfo, ModuleRef, ParseCache, parse_source
 from benchop_hook.analysis.project import Project
-from benchop_hook.git.repo import Snapshot
+from benchop_hook.git.snapshots import Snapshot
 
 
 class Files(Snapshot):

@@ -10,7 +10,7 @@ import pytest
 
 from benchop_hook.analysis.modules import ClassRef, ParseCache
 from benchop_hook.analysis.project import Project
-from benchop_hook.git.repo import Snapshot
+from benchop_hook.git.snapshots import Snapshot
 from tests.helpers.repo import Repo
 
 

@@ -20,7 +20,7 @@ from benchop_hook.analysis.modules import (
     walk_list,
 )
 from benchop_hook.analysis.project import Project, module_names_for
-from benchop_hook.git.repo import Snapshot
+from benchop_hook.git.snapshots import Snapshot
 
 
 class Files(Snapshot):

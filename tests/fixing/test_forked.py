@@ -74,19 +74,19 @@ def test_a_forked_child_reads_git_through_its_own_cat_file(tmp_path: Path) -> No
     import os
 
     from benchop_hook.fixing import forked
-    from benchop_hook.git import repo as gitrepo
+    from benchop_hook.git.snapshots import GitSnapshot
 
     if not forked.can_fork():
         pytest.skip("no fork on this machine (one core, or threads running)")
     repo = make(tmp_path, {f"m{k}.py": f"X = {k}\n" for k in range(4)})
-    snap = gitrepo.GitSnapshot(str(repo.path), "HEAD")
+    snap = GitSnapshot(str(repo.path), "HEAD")
     assert snap.read("m0.py") == b"X = 0\n"
-    parent_cat = snap._proc.pid if snap._proc else None
+    parent_cat = snap._reader.pid
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: read a blob, say which cat-file answered
-        ok = snap.read("m1.py") == b"X = 1\n" and snap._proc is not None
-        os.write(w, f"{int(ok)} {snap._proc.pid if snap._proc else 0}".encode())
+        ok = snap.read("m1.py") == b"X = 1\n" and snap._reader.pid is not None
+        os.write(w, f"{int(ok)} {snap._reader.pid or 0}".encode())
         os._exit(0)
     os.close(w)
     # the parent goes on talking to its own cat-file meanwhile
@@ -94,5 +94,5 @@ def test_a_forked_child_reads_git_through_its_own_cat_file(tmp_path: Path) -> No
     ok, child_cat = os.read(r, 100).decode().split()
     os.close(r)
     os.waitpid(pid, 0)
-    assert ok == "1" and int(child_cat) != parent_cat
-    assert snap._proc is not None and snap._proc.pid == parent_cat
+    assert ok == "1" and parent_cat is not None and int(child_cat) != parent_cat
+    assert snap._reader.pid == parent_cat

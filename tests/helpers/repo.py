@@ -153,3 +153,14 @@ def make_repo(dest: Path, *, python: str | None = sys.executable) -> Repo:
     repo.git("init", "-q", "-b", "main")
     repo.commit("minitile: initial")
     return repo
+
+
+def files_repo(dest: Path, files: Mapping[str, str]) -> Repo:
+    """A repository of just `files` (path -> text), committed: for the tests of the git layer itself."""
+    dest.mkdir(parents=True)
+    repo = Repo(dest)
+    for rel, text in files.items():
+        repo.write(rel, text)
+    repo.git("init", "-q", "-b", "main")
+    repo.commit("initial")
+    return repo

@@ -1,0 +1,153 @@
+"""Rules learned from other libraries' constructor breaks (Megatron-LM, torchao, flashinfer): each one a
+wrong edit bench-op made there, replayed on a small class of the fixture library through `check` / `fix`."""
+
+from __future__ import annotations
+
+from tests.helpers.repo import Repo
+
+BENCH = "benchmarks/ops/bench_other.py"
+OPS = "src/minitile/ops/other.py"
+
+
+def _start(repo: Repo, ops: str, bench: str) -> None:
+    repo.write(OPS, ops)
+    repo.write(BENCH, "import torch\n\n" + bench)
+    repo.commit("the class and its benchmark")
+
+
+def test_an_argument_named_after_the_parameter_it_now_reaches_is_left_to_the_run(repo: Repo) -> None:
+    # Megatron's revert: `Wrapper(model, config)` passed its config as `context` for one commit; when the
+    # signature goes back it reaches `config` again. Pinning the old binding would keep the accident.
+    _start(
+        repo,
+        "class Wrapper:\n    def __init__(self, model, context=None):\n        self.model = model\n",
+        "from minitile.ops.other import Wrapper\n\n\ndef test_wrap(model=1, config=2):\n"
+        "    Wrapper(model, config)\n",
+    )
+    repo.replace(OPS, "(self, model, context=None)", "(self, model, config, context=None)")
+    repo.git("add", "-A")
+    before = repo.read(BENCH)
+    r = repo.cli("fix")
+    assert repo.read(BENCH) == before, repo.read(BENCH)
+    assert (
+        "unknown: the run decides (argument config now reaches 'config', the parameter it is named after"
+        in (r.stdout)
+    ), r.stdout
+
+
+def test_the_same_shift_of_another_name_is_still_fixed(repo: Repo) -> None:
+    _start(
+        repo,
+        "class Wrapper:\n    def __init__(self, model, context=None):\n        self.model = model\n",
+        "from minitile.ops.other import Wrapper\n\n\ndef test_wrap(model=1, ctx=2, config=3):\n"
+        "    Wrapper(model, ctx)\n",
+    )
+    repo.replace(OPS, "(self, model, context=None)", "(self, model, config, context=None)")
+    repo.git("add", "-A")
+    repo.cli("fix")
+    assert "Wrapper(model, context=ctx, config=config)" in repo.read(BENCH), repo.read(BENCH)
+
+
+def test_a_flag_passed_as_a_variable_is_a_choice(repo: Repo) -> None:
+    # torchao: `Int4Config(group_size=g, use_hqq=use_hqq)` once `use_hqq: bool = False` is gone. Dropping
+    # it would measure the default algorithm for the hqq case.
+    _start(
+        repo,
+        "class Quant:\n    def __init__(self, group_size=128, use_hqq=False):\n        self.g = group_size\n",
+        "from minitile.ops.other import Quant\n\n\ndef test_quant(name='int4-hqq'):\n"
+        "    use_hqq = 'hqq' in name\n    Quant(group_size=64, use_hqq=use_hqq)\n",
+    )
+    repo.replace(OPS, "(self, group_size=128, use_hqq=False)", "(self, group_size=128)")
+    repo.git("add", "-A")
+    before = repo.read(BENCH)
+    r = repo.cli("fix")
+    assert repo.read(BENCH) == before, repo.read(BENCH)
+    assert "use_hqq=use_hqq, a choice" in r.stdout, r.stdout
+
+
+def test_a_negative_number_is_a_choice_not_a_size(repo: Repo) -> None:
+    # Megatron: `Engine(controller, context, termination_id=-1)` once termination_id left the engine. No
+    # size is negative; -1 is a sentinel.
+    _start(
+        repo,
+        "class Engine:\n    def __init__(self, controller, termination_id):\n        self.c = controller\n",
+        "from minitile.ops.other import Engine\n\n\ndef test_engine(controller=1):\n"
+        "    Engine(controller, termination_id=-1)\n",
+    )
+    repo.replace(OPS, "(self, controller, termination_id)", "(self, controller)")
+    repo.git("add", "-A")
+    before = repo.read(BENCH)
+    r = repo.cli("fix")
+    assert repo.read(BENCH) == before, repo.read(BENCH)
+    assert "termination_id=-1, a choice" in r.stdout, r.stdout
+
+
+def test_a_positive_size_of_a_removed_parameter_is_still_dropped(repo: Repo) -> None:
+    _start(
+        repo,
+        "class Engine:\n    def __init__(self, controller, rows):\n        self.c = controller\n",
+        "from minitile.ops.other import Engine\n\n\ndef test_engine(controller=1):\n"
+        "    Engine(controller, rows=1024)\n",
+    )
+    repo.replace(OPS, "(self, controller, rows)", "(self, controller)")
+    repo.git("add", "-A")
+    repo.cli("fix")
+    assert "Engine(controller)" in repo.read(BENCH), repo.read(BENCH)
+
+
+def test_a_class_whose_name_lives_on_as_a_factory_is_not_renamed(repo: Repo) -> None:
+    # flashinfer: `MoEEpLayer` moved to `MoEEpSplitLayer`, and `MoEEpLayer` became a function that picks the
+    # class from its arguments. Sending the calls to the one class would bypass that choice.
+    _start(
+        repo,
+        "class Layer:\n    def __init__(self, a, b):\n        self.a = a\n",
+        "from minitile.ops.other import Layer\n\n\ndef test_layer():\n    Layer(1, 2)\n",
+    )
+    repo.write(
+        OPS,
+        "class SplitLayer:\n    def __init__(self, a, b, weights):\n        self.a = a\n\n\n"
+        "def Layer(a, b, weights=None):\n    return SplitLayer(a, b, weights)\n",
+    )
+    repo.git("add", "-A")
+    before = repo.read(BENCH)
+    r = repo.cli("fix")
+    assert repo.read(BENCH) == before, repo.read(BENCH)
+    assert "SplitLayer" not in r.stdout and "removed" not in r.stdout, r.stdout
+    assert r.returncode == 0, r.stdout
+
+
+def test_an_enum_is_no_successor_of_a_class_or_the_reverse(repo: Repo) -> None:
+    # torchao: the enum `NVFP4MMConfig` went, a config class with a close name came; the import was
+    # rewritten to the class, and any `NVFP4MMConfig.X` would have failed.
+    _start(
+        repo,
+        "import enum\n\n\nclass MMConfig(enum.Enum):\n    DYNAMIC = 1\n\n\n"
+        "class Gemm:\n    def __init__(self, n, mode=MMConfig.DYNAMIC):\n        self.n = n\n",
+        "from minitile.ops.other import Gemm, MMConfig\n\n\ndef test_gemm():\n"
+        "    Gemm(4, mode=MMConfig.DYNAMIC)\n",
+    )
+    repo.write(
+        OPS,
+        "class MmConfig:\n    def __init__(self, scale=True):\n        self.scale = scale\n\n\n"
+        "class Gemm:\n    def __init__(self, n):\n        self.n = n\n",
+    )
+    repo.git("add", "-A")
+    r = repo.cli("check")
+    assert "MMConfig -> MmConfig" not in r.stdout and "is now MmConfig" not in r.stdout, r.stdout
+    repo.cli("fix")
+    assert "import Gemm, MMConfig" in repo.read(BENCH), repo.read(BENCH)
+
+
+def test_a_moved_class_below_a_namespace_directory_keeps_the_benchmarks_spelling(repo: Repo) -> None:
+    # Megatron: `megatron/` has no __init__.py, so `megatron/core/x.py` is both `megatron.core.x` and
+    # `core.x`. The benchmark imports `megatron.core...`; the rewritten import must too.
+    repo.replace("pyproject.toml", 'op-paths = ["src/minitile/ops/**/*.py"]', 'op-paths = ["nslib/**/*.py"]')
+    repo.write("nslib/core/__init__.py", "")
+    repo.write("nslib/core/old.py", "class Case:\n    def __init__(self, m, n):\n        self.m = m\n")
+    repo.write(BENCH, "from nslib.core.old import Case\n\n\ndef test_case():\n    Case(4, 64)\n")
+    repo.commit("a library below a namespace directory")
+    repo.git("rm", "-q", "nslib/core/old.py")
+    repo.write("nslib/core/new.py", "class Case:\n    def __init__(self, m, n):\n        self.m = m\n")
+    repo.git("add", "-A")
+    repo.cli("fix")
+    assert "from nslib.core.new import Case" in repo.read(BENCH), repo.read(BENCH)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from benchop_hook.analysis import trees
+
 
 @dataclass
 class Cases:
@@ -25,7 +27,7 @@ class Cases:
     def _parsed(self) -> ast.Module | None:
         if self._tree is None:
             try:
-                self._tree = ast.parse(self.data)
+                self._tree = trees.parse(self.data)
             except (SyntaxError, ValueError):
                 return None
         return self._tree

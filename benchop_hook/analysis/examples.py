@@ -18,6 +18,7 @@ import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from benchop_hook.analysis import trees
 from benchop_hook.analysis.binding import CallShape, bind
 from benchop_hook.analysis.callsites import Arg, CallSite
 from benchop_hook.analysis.signatures import Signature
@@ -255,7 +256,7 @@ def _line_starts(src: str) -> list[int]:
 def module_level_names(data: bytes) -> frozenset[str]:
     """The names a module binds at its top level (imports, assignments, functions, classes)."""
     try:
-        tree = ast.parse(data)
+        tree = trees.parse(data)
     except (SyntaxError, ValueError):
         return frozenset()
     out: set[str] = set()

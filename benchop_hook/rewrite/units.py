@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from benchop_hook.analysis import trees
 from benchop_hook.fixing.plan import CallEdit, DictEdit, ImportEdit
 
 _BOM = b"\xef\xbb\xbf"
@@ -135,7 +136,7 @@ def rewrite_units(
     if b"\r" in data or not _utf8(data):
         return None
     try:
-        tree = ast.parse(data)
+        tree = trees.parse(data)
     except (SyntaxError, ValueError):
         return None
     src = _Source.of(data)

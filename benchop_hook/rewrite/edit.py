@@ -187,9 +187,12 @@ class _Rewriter(cst.CSTTransformer):
         name_renames: dict[str, str],
         layout: Layout | None = None,
         origin: tuple[int, int, int] | None = None,
+        known: tuple[cst.CSTNode, CodeRange] | None = None,
     ) -> None:
         self.layout = layout
         self.origin = origin  # a unit rewritten alone: where it sits in the file (see units.Visit)
+        # A unit whose only edit is the unit itself: its position is known, and no other node's is needed.
+        self.known = known
         self.blocks: list[str] = [""]  # the indentation of each enclosing block
         self.calls = {(c.lineno, c.col, c.end_lineno, c.end_col): c for c in calls}
         self.dicts = {(d.lineno, d.col): d for d in dicts}
@@ -200,8 +203,13 @@ class _Rewriter(cst.CSTTransformer):
         self.failed: list[str] = []
         self._skip: set[int] = set()  # ids of names a rename must not touch
 
-    def _pos(self, node: cst.CSTNode) -> CodeRange:
-        r = self.get_metadata(PositionProvider, node)
+    def _pos(self, node: cst.CSTNode) -> CodeRange | None:
+        if self.known is None:
+            r = self.get_metadata(PositionProvider, node)
+        elif node is self.known[0]:
+            r = self.known[1]
+        else:
+            return None
         if self.origin is None:
             return r
         first, line, shift = self.origin
@@ -213,6 +221,8 @@ class _Rewriter(cst.CSTTransformer):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         r = self._pos(original)
+        if r is None:
+            return updated
         key = (r.start.line, r.start.column, r.end.line, r.end.column)
         edit = self.calls.get(key)
         if edit is None:
@@ -273,6 +283,8 @@ class _Rewriter(cst.CSTTransformer):
 
     def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.BaseExpression:
         r = self._pos(original)
+        if r is None:
+            return updated
         edit = self.dicts.get((r.start.line, r.start.column))
         if edit is None:
             return updated
@@ -400,8 +412,10 @@ def rewrite(
         layout = Layout(line_length, file_style(text), tuple(text.splitlines()))
     renames = dict(name_renames or {})
 
-    def unit(source: bytes, origin: tuple[int, int, int]) -> tuple[bytes, _Rewriter] | str:
-        return _visit(source, calls, imports, dicts, renames, layout, origin)
+    def unit(
+        source: bytes, origin: tuple[int, int, int], root: tuple[int, int, int, int] | None
+    ) -> tuple[bytes, _Rewriter] | str:
+        return _visit(source, calls, imports, dicts, renames, layout, origin, root)
 
     done = rewrite_units(data, calls, imports, dicts, renames, unit)
     if done is not None:
@@ -419,19 +433,38 @@ def _visit(
     name_renames: dict[str, str] | None,
     layout: Layout | None,
     origin: tuple[int, int, int] | None = None,
+    root: tuple[int, int, int, int] | None = None,
 ) -> tuple[bytes, _Rewriter] | str:
-    """The rewritten module and what the rewriter saw, or why libcst could not do it."""
+    """The rewritten module and what the rewriter saw, or why libcst could not do it. `root`: the source is
+    a unit whose only edit is the unit itself, at these positions (line, column, end line, end column): the
+    rewriter needs no other position, and libcst's position pass is skipped (it costs twice the parse)."""
     try:
         module = cst.parse_module(data)
     except Exception as exc:  # noqa: BLE001 - libcst raises several error types
         return f"libcst could not parse it: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}), layout, origin)
+    node = _unit_node(module) if root is not None else None
     try:
-        new = wrapper.visit(tr)
+        if root is not None and node is not None:
+            place = CodeRange(CodePosition(root[0], root[1]), CodePosition(root[2], root[3]))
+            tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}), layout, origin, (node, place))
+            new = module.visit(tr)
+        else:
+            tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}), layout, origin)
+            new = MetadataWrapper(module, unsafe_skip_copy=True).visit(tr)
     except Exception as exc:  # noqa: BLE001 - a rewrite never raises: its failure is a result
         return f"rewrite failed: {exc}"
     return new.bytes, tr
+
+
+def _unit_node(module: cst.Module) -> cst.CSTNode | None:
+    """The one expression or small statement of a unit's source (inside its `if 1:` when indented)."""
+    stmt: cst.CSTNode | None = module.body[0] if len(module.body) == 1 else None
+    if isinstance(stmt, cst.If) and isinstance(stmt.body, cst.IndentedBlock) and len(stmt.body.body) == 1:
+        stmt = stmt.body.body[0]
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    return small.value if isinstance(small, cst.Expr) else small
 
 
 def _rewrite_module(

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import dataclasses
 import io
 import re
 import tokenize
@@ -59,10 +60,13 @@ class Seen(Protocol):
     seen: set[object]
 
 
-# (source, origin) -> the rewritten source and what the rewriter saw, or why libcst could not do it. The
-# origin places the source's line `origin[0]` at the file's line `origin[1]`, its columns on that line
-# shifted by `origin[2]` characters.
-Visit = Callable[[bytes, tuple[int, int, int]], "tuple[bytes, Seen] | str"]
+# (source, origin, root) -> the rewritten source and what the rewriter saw, or why libcst could not do it.
+# The origin places the source's line `origin[0]` at the file's line `origin[1]`, its columns on that line
+# shifted by `origin[2]` characters. `root`: the unit's own position in the source (line, column, end line,
+# end column) when its only edit is the unit itself; None when edits nest in it.
+Visit = Callable[
+    [bytes, tuple[int, int, int], "tuple[int, int, int, int] | None"], "tuple[bytes, Seen] | str"
+]
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,7 @@ class Span:
     end: Pos
     statement_line: int
     kind: Literal["expression", "import"]
+    alone: bool = True  # no other edit nests in it
 
 
 @dataclass(frozen=True)
@@ -311,6 +316,7 @@ def _outermost(spans: Iterable[Span]) -> list[Span]:
     out: list[Span] = []
     for s in sorted(set(spans), key=lambda s: (s.start, -s.end[0], -s.end[1])):
         if out and _within(s.start, s.end, out[-1]):
+            out[-1] = dataclasses.replace(out[-1], alone=False)
             continue
         out.append(s)
     return out
@@ -337,8 +343,14 @@ def _rewrite_unit(src: _Source, span: Span, visit: Visit) -> tuple[bytes, Seen] 
         return None
     text = src.data[src.byte(span.start) : src.byte(span.end)]
     head = b"if 1:\n" + indent if indent else b""
-    origin = (2 if indent else 1, span.start[0], src.char_col(span.start) - len(indent))
-    done = visit(head + text + b"\n", origin)
+    first = 2 if indent else 1
+    origin = (first, span.start[0], src.char_col(span.start) - len(indent))
+    root = None
+    if span.alone:
+        last = text.rsplit(b"\n", 1)[-1].decode("utf-8")
+        end_col = len(last) + (len(indent) if b"\n" not in text else 0)
+        root = (first, len(indent), first + text.count(b"\n"), end_col)
+    done = visit(head + text + b"\n", origin, root)
     if isinstance(done, str):
         return None
     out, tr = done

@@ -118,10 +118,10 @@ def _layout(data: bytes, line_length: int | None) -> rw.Layout | None:
 
 
 def _units(data, calls, imports, dicts, renames, layout, sources=None):
-    def visit(source: bytes, origin: tuple[int, int, int]):
+    def visit(source: bytes, origin: tuple[int, int, int], root: tuple[int, int, int, int] | None):
         if sources is not None:
             sources.append(source)
-        return rw._visit(source, calls, imports, dicts, renames, layout, origin)
+        return rw._visit(source, calls, imports, dicts, renames, layout, origin, root)
 
     return rewrite_units(data, calls, imports, dicts, renames, visit)
 

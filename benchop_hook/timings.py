@@ -70,7 +70,7 @@ STAGES: tuple[tuple[str, str, str], ...] = (
 
 # Modules whose import is itself a stage (its time, and when it happened).
 IMPORTS: dict[str, str] = {
-    "benchop_hook.run.repair": "import the repair loop (libcst with it)",
+    "benchop_hook.run.repair": "import the repair loop",
     "benchop_hook.rewrite.edit": "  import the rewriter (libcst)",
 }
 

@@ -51,6 +51,10 @@ STAGES: tuple[tuple[str, str, str], ...] = (
         "    all-files: last commit of a benchmark (git)",
     ),
     ("benchop_hook.rewrite.edit", "rewrite", "  rewrite (libcst)"),
+    ("benchop_hook.rewrite.units", "_expression", "    a call or dict parsed alone"),
+    ("benchop_hook.rewrite.units", "_import_statement", "    an import statement parsed alone"),
+    ("benchop_hook.rewrite.edit", "_rewrite_module", "    the whole module parsed (what a unit can't hold)"),
+    ("benchop_hook.rewrite.edit", "_whole_module_for_imports", "    of which: a file with an import edit"),
     ("benchop_hook.report.text", "render_check", "report"),
     # the run: what sits between the static pass and the numbers, and after them
     ("benchop_hook.run.runner", "start_warm", "start the benchmark interpreter early"),
@@ -66,11 +70,11 @@ STAGES: tuple[tuple[str, str, str], ...] = (
 
 # Modules whose import is itself a stage (its time, and when it happened).
 IMPORTS: dict[str, str] = {
-    "benchop_hook.run.repair": "import the repair loop (libcst with it)",
+    "benchop_hook.run.repair": "import the repair loop",
     "benchop_hook.rewrite.edit": "  import the rewriter (libcst)",
 }
 
-_totals: dict[str, list[float]] = {}  # label -> [seconds, calls]
+_totals: dict[str, list[float]] = {}  # label -> [seconds, calls, CPU seconds of this process]
 _span: dict[str, list[float]] = {}  # label -> [first start, last end], seconds since install
 _active: set[str] = set()
 _wrappers: set[Callable[..., Any]] = set()  # the timed wrappers, so that one is never wrapped twice
@@ -79,10 +83,11 @@ _epoch = time.time()
 _exec_offset: float | None = None
 
 
-def _add(label: str, secs: float, calls: int) -> None:
-    slot = _totals.setdefault(label, [0.0, 0])
+def _add(label: str, secs: float, calls: int, cpu: float = 0.0) -> None:
+    slot = _totals.setdefault(label, [0.0, 0, 0.0])
     slot[0] += secs
     slot[1] += calls
+    slot[2] += cpu
     end = time.perf_counter() - _start
     span = _span.setdefault(label, [end - secs, end])
     span[1] = end
@@ -109,13 +114,13 @@ def _wrap(fn: Callable[..., Any], label: str) -> Callable[..., Any]:
             it = fn(*args, **kwargs)
             calls = 1
             while True:
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 try:
                     item = next(it)
                 except StopIteration:
-                    _add(label, time.perf_counter() - t0, calls)
+                    _add(label, time.perf_counter() - t0, calls, time.process_time() - c0)
                     return
-                _add(label, time.perf_counter() - t0, calls)
+                _add(label, time.perf_counter() - t0, calls, time.process_time() - c0)
                 calls = 0
                 yield item
 
@@ -127,12 +132,12 @@ def _wrap(fn: Callable[..., Any], label: str) -> Callable[..., Any]:
         if label in _active:
             return fn(*args, **kwargs)
         _active.add(label)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             return fn(*args, **kwargs)
         finally:
             _active.discard(label)
-            _add(label, time.perf_counter() - t0, 1)
+            _add(label, time.perf_counter() - t0, 1, time.process_time() - c0)
 
     _wrappers.add(timed)
     return timed
@@ -181,10 +186,10 @@ class _WrapOnImport(importlib.abc.MetaPathFinder):
         run = loader.exec_module
 
         def exec_module(module: Any) -> None:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             run(module)
             if fullname in IMPORTS:
-                _add(IMPORTS[fullname], time.perf_counter() - t0, 1)
+                _add(IMPORTS[fullname], time.perf_counter() - t0, 1, time.process_time() - c0)
             _wrap_module(module)
 
         loader.exec_module = exec_module  # type: ignore[method-assign]  # this one loader, for this one module
@@ -212,11 +217,15 @@ def report() -> None:
     exec_note = f"; install {_exec_offset:.3f} s after exec" if _exec_offset is not None else ""
     print(
         f"bench-op timings (seconds; nested stages overlap; {total:.3f} s from install to exit{exec_note}; "
-        f"[first start, last end] since install; wall clock at install {_epoch:.3f}):",
+        f"[first start, last end] since install; wall clock at install {_epoch:.3f}; cpu: this process's "
+        f"CPU time in the stage, {time.process_time():.3f} s in all, a forked child's not counted):",
         file=sys.stderr,
     )
     for label in [*(label for _, _, label in STAGES), *IMPORTS.values()]:
         if label in _totals:
-            secs, calls = _totals[label]
+            secs, calls, cpu = _totals[label]
             lo, hi = _span[label]
-            print(f"  {label:<52} {secs:8.3f}  ({int(calls)} calls)  [{lo:.3f}, {hi:.3f}]", file=sys.stderr)
+            print(
+                f"  {label:<52} {secs:8.3f}  cpu {cpu:6.3f}  ({int(calls)} calls)  [{lo:.3f}, {hi:.3f}]",
+                file=sys.stderr,
+            )

@@ -1,7 +1,7 @@
 """bench-op's speed on a real clone of TileOPs, side by side with what it is compared to, in one run.
 
 Usage: python perf/real.py CLONE [--runs 5] [--out perf/results/real_cpu] [--no-griffe] [--no-scaling]
-                          [--every-op-commit] [--rescan]
+                          [--every-op-commit] [--replayed] [--commits SHA ...] [--rescan]
 
 CLONE is a clone of tile-ai/TileOPs (never modified: the script works in its own `git clone` of it in a
 temporary folder). In each state it measures, the TileOPs config from the brief is appended to
@@ -28,6 +28,17 @@ time is the steadier figure, the wall-clock time is what a user waits:
      way pre-commit installs a hook (`pip install .`), next to that interpreter's floor; and the pre-commit
      stage of a commit that edits a kernel file (Python outside the op folders, read for constructor
      changes).
+  2b. --replayed: the static pass in the state the hook sees. Each op commit C is checked out with its
+     benchmark edits put back to C~1's version (as realworld/replay.py and realworld/golden.py build it:
+     the Op changed, the benchmarks not yet fixed), and `bench-op fix --diff --from-ref HEAD~1 --to-ref
+     HEAD` is timed next to `griffe check PKG --against HEAD~1` on the same two commits (PKG as that
+     commit lays it out: src/tileops, tileops or top), the two interleaved run by run, so that both see
+     the same machine; the ratio is per commit. The same commit as it stands in history (its benchmark
+     fixes included) is timed beside it, labelled so. The commits: HOOK_STATE_COMMITS, the 5 with the
+     most constructor changes, and any --commits. With --every-op-commit, every op commit is also timed
+     once in that state next to one griffe check (both again, median of --runs, where one run could fall on
+     either side of a target: 0.9 to 1.1 s, or 0.12x to 0.18x griffe). OUT.md holds the tables for
+     docs/performance.md.
   4. The scaling curve on the generated repository (perf/genrepo.py) sized like TileOPs HEAD (its
      benchmark files and Op classes counted here) at 1x, 2x and 4x, plus 4x benchmark files only and
      4x Op classes only, to say which of the two the cost grows with.
@@ -65,6 +76,13 @@ with open(
 ) as _f:
     CONFIG = "\n" + _f.read()
 OP_DIRS = ("src/tileops/ops/", "tileops/ops/", "top/ops/")
+BENCH_DIRS = (
+    "benchmarks/",
+    "top/benchmarks/",
+)  # as realworld/replay.py and realworld/golden.py put them back
+# The op commits of the hook-state table in docs/performance.md: the largest commits of the series, and the
+# slowest static passes in that state.
+HOOK_STATE_COMMITS = ("0a9bf1e4", "32f23a9c", "37e84cf7", "50e3fe58", "82535c3d", "daace1e6")
 _SCRIPT = os.path.join(os.path.dirname(sys.executable), "bench-op")
 BENCH_OP = [_SCRIPT] if os.path.exists(_SCRIPT) else [sys.executable, "-m", "benchop_hook"]
 GIT_ENV = dict(
@@ -170,10 +188,14 @@ class Clone:
         self.pyproject = os.path.join(dest, "pyproject.toml")
         self._saved: bytes | None = None
         self._existed = False
+        self._replayed: list[str] = []
 
-    def checkout(self, rev: str) -> None:
+    def checkout(self, rev: str, replayed: bool = False) -> None:
+        """`rev` checked out; `replayed`: with its benchmark edits put back to its parent's version."""
         self.restore()
         git(self.root, "checkout", "-q", "--detach", rev)
+        if replayed:
+            self._replayed = replay_benchmarks(self.root, rev)
         self._existed = os.path.exists(self.pyproject)
         self._saved = b""
         if self._existed:
@@ -184,6 +206,9 @@ class Clone:
                 f.write(CONFIG.encode())
 
     def restore(self) -> None:
+        if self._replayed:
+            git(self.root, "checkout", "-q", "--", *self._replayed)
+            self._replayed = []
         if self._saved is None:
             return
         if self._existed:
@@ -192,6 +217,243 @@ class Clone:
         elif os.path.exists(self.pyproject):
             os.unlink(self.pyproject)
         self._saved = None
+
+
+def replay_benchmarks(root: str, rev: str) -> list[str]:
+    """The benchmark files `rev` edited, put back to its parent's version in the working tree (files it
+    added or deleted are left as they are); their paths."""
+    out = []
+    for line in git(root, "diff", "--name-status", "-M", f"{rev}~1", rev).splitlines():
+        parts = line.split("\t")
+        status, old_path, new_path = parts[0], parts[1], parts[-1]
+        if status[0] in "AD" or not new_path.startswith(BENCH_DIRS) or not new_path.endswith(".py"):
+            continue
+        data = subprocess.run(
+            ["git", "show", f"{rev}~1:{old_path}"], cwd=root, capture_output=True, check=True
+        ).stdout
+        with open(os.path.join(root, new_path), "wb") as f:
+            f.write(data)
+        out.append(new_path)
+    return out
+
+
+def griffe_check(root: str) -> list[str] | None:
+    """`griffe check` of the package as the checked-out commit lays it out, against HEAD~1; None when
+    there is no package griffe could find."""
+    for pkg, search in (("tileops", "src"), ("tileops", "."), ("top", ".")):
+        if os.path.isdir(os.path.join(root, search, pkg)):
+            return [sys.executable, "-m", "griffe", "check", pkg, "-s", search, "--against", "HEAD~1"]
+    return None
+
+
+def interleaved(a: list[str], b: list[str] | None, cwd: str, runs: int) -> tuple[Timing, Timing | None]:
+    """Two commands timed run by run in turn (a, b, a, b, ...), so that both see the same machine; a
+    command that fails (griffe on a commit that moved the package) is None."""
+    ta: list[Timing] = []
+    tb: list[Timing] = []
+    for _ in range(runs):
+        ta.append(timed([a], cwd, 1))
+        if b is not None:
+            try:
+                tb.append(timed([b], cwd, 1))
+            except SystemExit as exc:
+                print(f"  (no griffe figure here: {str(exc).splitlines()[0][:160]})", flush=True)
+                b = None
+                tb = []
+    first = Timing([t.wall for t in ta], [t.cpu for t in ta])
+    return first, (Timing([t.wall for t in tb], [t.cpu for t in tb]) if tb else None)
+
+
+STATIC_HEAD = [*("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")]
+
+
+def hook_state(clone: Clone, revs: list[tuple[str, int]], runs: int, griffe: bool) -> list[dict[str, object]]:
+    """The static pass of each commit in the state the hook sees, griffe check of the same pair, and the
+    same commit as in history."""
+    out = []
+    for rev, ctors in revs:
+        clone.checkout(rev, replayed=True)
+        cmd = griffe_check(clone.root) if griffe else None
+        hook, g = interleaved([*BENCH_OP, *STATIC_HEAD], cmd, clone.root, runs)
+        clone.checkout(rev)
+        history = timed([[*BENCH_OP, *STATIC_HEAD]], clone.root, runs)
+        row: dict[str, object] = {
+            "commit": rev,
+            "constructors_changed": ctors,
+            "hook_state": hook.json(),
+            "griffe_check": g.json() if g else None,
+            "as_in_history": history.json(),
+        }
+        out.append(row)
+        print("  " + hook_state_line(row), flush=True)
+    clone.restore()
+    return out
+
+
+def _ms(t: object) -> str:
+    assert isinstance(t, dict)
+    return f"{t['wall'] * 1e3:5.0f} ms (cpu {t['cpu'] * 1e3:5.0f})"
+
+
+def _ratio(a: object, b: object) -> str:
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return "-"
+    return f"{a['wall'] / b['wall']:.2f} (cpu {a['cpu'] / b['cpu']:.2f})"
+
+
+def hook_state_line(r: dict[str, object]) -> str:
+    return (
+        f"{str(r['commit'])[:10]} ({r['constructors_changed']:>2} ctors)  "
+        f"hook's state {_ms(r['hook_state'])}   "
+        f"griffe check {_ms(r['griffe_check']) if r['griffe_check'] else '-':>22}   ratio "
+        f"{_ratio(r['hook_state'], r['griffe_check']):<18}   as in history {_ms(r['as_in_history'])}"
+    )
+
+
+def every_replayed(
+    clone: Clone, commits: list[dict[str, object]], runs: int, griffe: bool
+) -> dict[str, object]:
+    """Every op commit in the hook's state: one run of bench-op and one of griffe check; where one run could
+    fall on either side of a target (0.9 to 1.1 s, or 0.12x to 0.18x griffe) both are measured again,
+    median of `runs`."""
+    found = []
+    for c in commits:
+        rev = str(c["commit"])
+        clone.checkout(rev, replayed=True)
+        cmd = griffe_check(clone.root) if griffe else None
+        hook, g = interleaved([*BENCH_OP, *STATIC_HEAD], cmd, clone.root, 1)
+        again = 0.9 < hook.wall < 1.1 or (g is not None and 0.12 < hook.wall / g.wall < 0.18)
+        if again and runs > 1:
+            hook, g = interleaved([*BENCH_OP, *STATIC_HEAD], cmd, clone.root, runs)
+        found.append(
+            {
+                "commit": rev,
+                "hook_state": hook.json(),
+                "griffe_check": g.json() if g else None,
+                "measured_again": again,
+            }
+        )
+    clone.restore()
+    walls = sorted(float(f["hook_state"]["wall"]) for f in found)  # type: ignore[index]
+    ratios = [
+        (f["hook_state"]["wall"] / f["griffe_check"]["wall"], f["commit"])  # type: ignore[index]
+        for f in found
+        if f["griffe_check"]
+    ]
+    slowest = sorted(found, key=lambda f: -float(f["hook_state"]["wall"]))[:5]  # type: ignore[index]
+    return {
+        "commits": len(found),
+        "median": statistics.median(walls) if walls else None,
+        "over_1s": [f for f in found if float(f["hook_state"]["wall"]) > 1.0],  # type: ignore[index]
+        "over_015x_griffe": [{"commit": c, "ratio": r} for r, c in ratios if r > 0.15],
+        "highest_ratios": [{"commit": c, "ratio": r} for r, c in sorted(ratios, reverse=True)[:5]],
+        "slowest": slowest,
+        "all": found,
+    }
+
+
+def every_line(e: dict[str, object], runs: int) -> str:
+    slow = e["slowest"]
+    assert isinstance(slow, list)
+    return (
+        f"static pass on every op commit in the hook's state ({e['commits']}): median "
+        f"{float(str(e['median'])) * 1e3:.0f} ms; {len(e['over_1s'])} over 1.0 s; "  # type: ignore[arg-type]
+        f"{len(e['over_015x_griffe'])} over 0.15x griffe check; slowest "  # type: ignore[arg-type]
+        + ", ".join(f"{str(f['commit'])[:10]} {_ms(f['hook_state'])}" for f in slow)
+        + "; highest ratios "
+        + ", ".join(f"{str(f['commit'])[:10]} {f['ratio']:.2f}" for f in e["highest_ratios"])  # type: ignore[attr-defined]
+        + " (one run each, next to one griffe check; those within 10% of 1.0 s or 20% of 0.15x measured "
+        f"again, median of {runs})"
+    )
+
+
+def fmt_load(load: tuple[float, float, float]) -> str:
+    return ", ".join(f"{x:.2f}" for x in load)
+
+
+def markdown(data: dict[str, object]) -> str:
+    """The tables docs/performance.md shows, from one run of this script."""
+    out = []
+    hs = data.get("hook_state") or []
+    assert isinstance(hs, list)
+    if hs:
+        out += [
+            "| op commit | constructors | bench-op, the hook's state | `griffe check`, same pair | ratio "
+            "| bench-op, as in history |",
+            "| --- | --- | --- | --- | --- | --- |",
+        ]
+        for r in hs:
+            out.append(
+                f"| {str(r['commit'])[:8]} | {r['constructors_changed']} | {_md(r['hook_state'])} | "
+                f"{_md(r['griffe_check'])} | {_md_ratio(r['hook_state'], r['griffe_check'])} | "
+                f"{_md(r['as_in_history'])} |"
+            )
+    every = data.get("every_op_commit_replayed")
+    if isinstance(every, dict):
+        slow = ", ".join(
+            f"{str(f['commit'])[:8]} {f['hook_state']['wall']:.2f} s"
+            for f in every["slowest"]  # type: ignore[index]
+        )
+        high = ", ".join(f"{str(f['commit'])[:8]} {f['ratio']:.2f}" for f in every["highest_ratios"])  # type: ignore[index]
+        out += [
+            "",
+            f"Every op commit in the hook's state ({every['commits']}): median {every['median']:.2f} s; "
+            f"{len(every['over_1s'])} over 1.0 s; {len(every['over_015x_griffe'])} over 0.15x griffe check; "  # type: ignore[arg-type]
+            f"slowest {slow}; highest ratios {high}.",
+        ]
+    rows = data.get("rows") or []
+    assert isinstance(rows, list)
+    if rows:
+        out += [
+            "",
+            "| measurement (as in history) | bench-op | compared to | note |",
+            "| --- | --- | --- | --- |",
+        ]
+        for r in rows:
+            base = r["baseline_timing"]
+            other = f"{r['baseline']}: {_md(base)}" if base else ""
+            out.append(f"| {r['name']} | {_md(r)} | {other} | {r['note']} |")
+    every = data.get("every_op_commit")
+    if isinstance(every, dict):
+        slow = ", ".join(f"{str(f['commit'])[:8]} {f['wall']:.2f} s" for f in every["slowest"][::-1])  # type: ignore[index]
+        out += [
+            "",
+            f"Every op commit as in history ({every['commits']}): median {every['median']:.2f} s; "
+            f"{len(every['over_1s'])} over 1.0 s; slowest {slow}.",  # type: ignore[arg-type]
+        ]
+    curve = data.get("scaling") or []
+    assert isinstance(curve, list)
+    if curve:
+        out += [
+            "",
+            "| size | benchmark files | Op classes | `--all-files`, no cache | static pass |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        for p in curve:
+            out.append(
+                f"| {p['point']} | {p['bench_files']} | {p['classes']} | {_md(p['all_files_cold'])} | "
+                f"{_md(p['static_pass'])} |"
+            )
+    load = data.get("load")
+    if isinstance(load, tuple):
+        out += [
+            "",
+            f"Median of {data.get('runs')}; load average at the start {fmt_load(load[0])}, "
+            f"at the end {fmt_load(load[1])}.",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def _md(t: object) -> str:
+    if not isinstance(t, dict):
+        return "-"
+    return f"{t['wall']:.2f} s (cpu {t['cpu']:.2f})"
+
+
+def _md_ratio(a: object, b: object) -> str:
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return "-"
+    return f"**{a['wall'] / b['wall']:.2f}** (cpu {a['cpu'] / b['cpu']:.2f})"
 
 
 # -- the scan for the commits with the most constructor changes
@@ -364,6 +626,9 @@ def main() -> None:
     ap.add_argument("--no-scaling", action="store_true")
     ap.add_argument("--every-op-commit", action="store_true")
     ap.add_argument("--rescan", action="store_true")
+    ap.add_argument("--replayed", action="store_true", help="the static pass in the state the hook sees (2b)")
+    ap.add_argument("--commits", nargs="*", default=[], help="more commits for the hook-state table")
+    ap.add_argument("--no-history", action="store_true", help="only the hook's state: skip 1, 2 and 3")
     ap.add_argument(
         "--code",
         metavar="DIR",
@@ -382,6 +647,8 @@ def main() -> None:
     head = git(root, "rev-parse", "HEAD").strip()
     rows: list[dict[str, object]] = []
     lines: list[str] = []
+    heavy: list[str] = []
+    load_start = os.getloadavg()
 
     def row(name: str, t: Timing, other: str = "", ot: Timing | None = None, note: str = "") -> None:
         rows.append(
@@ -408,72 +675,93 @@ def main() -> None:
         if os.path.exists(cache):
             os.unlink(cache)
 
-    griffe: Timing | None = None
-    dump: Timing | None = None
-    if not ns.no_griffe:
-        try:
-            import griffe as _griffe  # noqa: F401
-        except ImportError:
-            print(
-                "griffe is not installed in this interpreter (pip install griffe): no comparison", flush=True
-            )
-        else:
-            griffe = timed(
-                [[sys.executable, "-m", "griffe", "check", "tileops", "-s", "src", "--against", "HEAD~1"]],
-                root,
-                ns.runs,
-            )
-            dump = timed(
-                [[sys.executable, "-m", "griffe", "dump", "tileops", "-s", "src", "-o", os.devnull]],
-                root,
-                ns.runs,
-            )
-    cold = timed([[*BENCH_OP, "check", "--all-files"]], root, ns.runs, before=rm_cache)
-    warm = timed([[*BENCH_OP, "check", "--all-files"]], root, ns.runs)
+    if not ns.no_history:
+        griffe: Timing | None = None
+        dump: Timing | None = None
+        if not ns.no_griffe:
+            try:
+                import griffe as _griffe  # noqa: F401
+            except ImportError:
+                print(
+                    "griffe is not installed in this interpreter (pip install griffe): no comparison",
+                    flush=True,
+                )
+            else:
+                griffe = timed(
+                    [
+                        [
+                            sys.executable,
+                            "-m",
+                            "griffe",
+                            "check",
+                            "tileops",
+                            "-s",
+                            "src",
+                            "--against",
+                            "HEAD~1",
+                        ]
+                    ],
+                    root,
+                    ns.runs,
+                )
+                dump = timed(
+                    [[sys.executable, "-m", "griffe", "dump", "tileops", "-s", "src", "-o", os.devnull]],
+                    root,
+                    ns.runs,
+                )
+        cold = timed([[*BENCH_OP, "check", "--all-files"]], root, ns.runs, before=rm_cache)
+        warm = timed([[*BENCH_OP, "check", "--all-files"]], root, ns.runs)
 
-    def vs(t: Timing) -> str:
-        if griffe is None:
-            return ""
-        return (
-            f"{griffe.wall / t.wall:.1f}x griffe check's speed (cpu {griffe.cpu / t.cpu:.1f}x); "
-            "target >= 3x, <= 1.0 s cold"
-        )
+        def vs(t: Timing) -> str:
+            if griffe is None:
+                return ""
+            return (
+                f"{griffe.wall / t.wall:.1f}x griffe check's speed (cpu {griffe.cpu / t.cpu:.1f}x); "
+                "target >= 3x, <= 1.0 s cold"
+            )
 
-    row(
-        "check --all-files at HEAD, no cache", cold, "griffe check tileops --against HEAD~1", griffe, vs(cold)
-    )
-    row(
-        "check --all-files at HEAD, cache from the last run",
-        warm,
-        "griffe check tileops --against HEAD~1",
-        griffe,
-        vs(warm),
-    )
-    if dump is not None:
         row(
-            "(griffe dump tileops: one load of the package)",
-            dump,
-            "",
-            None,
-            "a stricter floor than griffe check",
+            "check --all-files at HEAD, no cache",
+            cold,
+            "griffe check tileops --against HEAD~1",
+            griffe,
+            vs(cold),
         )
+        row(
+            "check --all-files at HEAD, cache from the last run",
+            warm,
+            "griffe check tileops --against HEAD~1",
+            griffe,
+            vs(warm),
+        )
+        if dump is not None:
+            row(
+                "(griffe dump tileops: one load of the package)",
+                dump,
+                "",
+                None,
+                "a stricter floor than griffe check",
+            )
 
     # 2. The static pass on the commits with the most constructor changes.
     commits = load_scan(root, ns.out + "_scan.json", ns.rescan)
     top = sorted(commits, key=lambda c: (-int(str(c["constructors_changed"])), str(c["commit"])))[:5]
-    for c in top:
-        rev = str(c["commit"])
-        clone.checkout(rev)
-        t = timed([[*BENCH_OP, "fix", "--diff", "--from-ref", f"{rev}~1", "--to-ref", rev]], root, ns.runs)
-        row(
-            f"static pass, {rev[:10]} ({c['constructors_changed']} ctors, {c['op_files']} op files)",
-            t,
-            "",
-            None,
-            f"target <= 1.0 s; {c['subject']}",
-        )
     every: dict[str, object] | None = None
-    if ns.every_op_commit:
+    if not ns.no_history:
+        for c in top:
+            rev = str(c["commit"])
+            clone.checkout(rev)
+            t = timed(
+                [[*BENCH_OP, "fix", "--diff", "--from-ref", f"{rev}~1", "--to-ref", rev]], root, ns.runs
+            )
+            row(
+                f"static pass, {rev[:10]} ({c['constructors_changed']} ctors, {c['op_files']} op files)",
+                t,
+                "",
+                None,
+                f"target <= 1.0 s; {c['subject']}",
+            )
+    if ns.every_op_commit and not ns.no_history:
         walls: list[tuple[float, str]] = []
         for c in commits:
             rev = str(c["commit"])
@@ -509,88 +797,123 @@ def main() -> None:
         )
         print(lines[-1], flush=True)
 
+    # 2b. The static pass in the state the hook sees, next to griffe check of the same pair.
+    hook_rows: list[dict[str, object]] = []
+    every_hook: dict[str, object] | None = None
+    if ns.replayed:
+        wanted = [*HOOK_STATE_COMMITS, *(str(c["commit"]) for c in top), *ns.commits]
+        ctors = {str(c["commit"]): int(str(c["constructors_changed"])) for c in commits}
+        revs: list[tuple[str, int]] = []
+        for w in wanted:
+            rev = git(root, "rev-parse", w).strip()
+            if rev not in (r for r, _ in revs):
+                revs.append((rev, ctors.get(rev, 0)))
+        print(
+            "the static pass in the state the hook sees, next to griffe check of the same pair:", flush=True
+        )
+        hook_rows = hook_state(clone, revs, ns.runs, not ns.no_griffe)
+        lines.append("")
+        lines.append(
+            "static pass (fix --diff --from-ref HEAD~1 --to-ref HEAD) in the state the hook sees (C with its "
+            "benchmark edits put back to C~1's), next to griffe check of the same pair (interleaved), and "
+            "as in history (C as committed):"
+        )
+        lines += [hook_state_line(r) for r in hook_rows]
+        if ns.every_op_commit:
+            every_hook = every_replayed(clone, commits, ns.runs, not ns.no_griffe)
+            lines.append(every_line(every_hook, ns.runs))
+            print(lines[-1], flush=True)
+        lines.append("")
+
     # 3. The no-op commit.
-    clone.checkout(head)
-    with open(os.path.join(root, "README.md"), "a") as f:
-        f.write("\nnotes\n")
-    git(root, "add", "README.md")
-    floor = timed([[sys.executable, "-c", "pass"], ["git", "diff", "--cached", "--name-only"]], root, ns.runs)
-    pre = timed([[*BENCH_OP, "hook", "pre-commit", "README.md"]], root, ns.runs)
-    row(
-        "no-op commit: hook pre-commit",
-        pre,
-        "python -c pass + git diff --cached --name-only",
-        floor,
-        f"+{(pre.wall - floor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)",
-    )
-    regular = regular_install(tmp)
-    if regular is not None:
-        # pre-commit installs a hook repository with `pip install .` (no editable finder at start-up): the
-        # same measurement with that interpreter, next to the floor of that interpreter.
-        rfloor = timed(
-            [[os.path.join(regular, "python"), "-c", "pass"], ["git", "diff", "--cached", "--name-only"]],
-            root,
-            ns.runs,
+    if not ns.no_history:
+        clone.checkout(head)
+        with open(os.path.join(root, "README.md"), "a") as f:
+            f.write("\nnotes\n")
+        git(root, "add", "README.md")
+        floor = timed(
+            [[sys.executable, "-c", "pass"], ["git", "diff", "--cached", "--name-only"]], root, ns.runs
         )
-        rpre = timed([[os.path.join(regular, "bench-op"), "hook", "pre-commit", "README.md"]], root, ns.runs)
+        pre = timed([[*BENCH_OP, "hook", "pre-commit", "README.md"]], root, ns.runs)
         row(
-            "no-op commit: hook pre-commit (pip install ., as pre-commit)",
-            rpre,
-            "that python -c pass + git diff --cached --name-only",
-            rfloor,
-            f"+{(rpre.wall - rfloor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)",
-        )
-    clone.restore()  # the config stays out of the commit: bench-op reads pyproject.toml from the working tree
-    git(root, "commit", "-q", "-m", "readme", "--", "README.md")
-    clone.checkout("HEAD")
-    follow = timed([[*BENCH_OP, "hook", "follow-up"]], root, ns.runs)
-    row(
-        "no-op commit: hook follow-up",
-        follow,
-        "python -c pass + git diff --cached --name-only",
-        floor,
-        f"+{(follow.wall - floor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)",
-    )
-    # A commit that edits Python outside the op folders (a kernel): the hook then reads that file's two
-    # versions to see whether a class constructor there changed (interface-paths).
-    kernel = next(
-        (
-            f
-            for f in sorted(git(root, "ls-files", "*.py").split())
-            if "/kernels/" in f and not f.startswith(OP_DIRS) and not f.endswith("__init__.py")
-        ),
-        None,
-    )
-    if kernel is not None:
-        with open(os.path.join(root, kernel), "a") as f:
-            f.write("\n# notes\n")
-        git(root, "add", kernel)
-        edit = timed([[*BENCH_OP, "hook", "pre-commit", kernel]], root, ns.runs)
-        row(
-            f"no-op commit: hook pre-commit, a kernel file edited ({os.path.basename(kernel)})",
-            edit,
+            "no-op commit: hook pre-commit",
+            pre,
             "python -c pass + git diff --cached --name-only",
             floor,
-            f"+{(edit.wall - floor.wall) * 1e3:.0f} ms over the floor",
+            f"+{(pre.wall - floor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)",
         )
-        git(root, "reset", "-q", "--", kernel)
-        git(root, "checkout", "-q", "--", kernel)
-    imp = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "benchop_hook", "hook", "follow-up"],
-        check=False,
-        cwd=root,
-        capture_output=True,
-        text=True,
-    ).stderr
-    heavy = sorted(
-        m
-        for m in ("libcst", "git", "torch")
-        if any(line.rstrip().endswith(f"| {m}") for line in imp.splitlines())
-    )
-    clone.restore()
+        regular = regular_install(tmp)
+        if regular is not None:
+            # pre-commit installs a hook repository with `pip install .` (no editable finder at start-up): the
+            # same measurement with that interpreter, next to the floor of that interpreter.
+            rfloor = timed(
+                [[os.path.join(regular, "python"), "-c", "pass"], ["git", "diff", "--cached", "--name-only"]],
+                root,
+                ns.runs,
+            )
+            rpre = timed(
+                [[os.path.join(regular, "bench-op"), "hook", "pre-commit", "README.md"]], root, ns.runs
+            )
+            row(
+                "no-op commit: hook pre-commit (pip install ., as pre-commit)",
+                rpre,
+                "that python -c pass + git diff --cached --name-only",
+                rfloor,
+                f"+{(rpre.wall - rfloor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)",
+            )
+        # the config stays out of the commit: bench-op reads pyproject.toml from the working tree
+        clone.restore()
+        git(root, "commit", "-q", "-m", "readme", "--", "README.md")
+        clone.checkout("HEAD")
+        follow = timed([[*BENCH_OP, "hook", "follow-up"]], root, ns.runs)
+        row(
+            "no-op commit: hook follow-up",
+            follow,
+            "python -c pass + git diff --cached --name-only",
+            floor,
+            f"+{(follow.wall - floor.wall) * 1e3:.0f} ms over the floor (target <= +50 ms)",
+        )
+        # A commit that edits Python outside the op folders (a kernel): the hook then reads that file's two
+        # versions to see whether a class constructor there changed (interface-paths).
+        kernel = next(
+            (
+                f
+                for f in sorted(git(root, "ls-files", "*.py").split())
+                if "/kernels/" in f and not f.startswith(OP_DIRS) and not f.endswith("__init__.py")
+            ),
+            None,
+        )
+        if kernel is not None:
+            with open(os.path.join(root, kernel), "a") as f:
+                f.write("\n# notes\n")
+            git(root, "add", kernel)
+            edit = timed([[*BENCH_OP, "hook", "pre-commit", kernel]], root, ns.runs)
+            row(
+                f"no-op commit: hook pre-commit, a kernel file edited ({os.path.basename(kernel)})",
+                edit,
+                "python -c pass + git diff --cached --name-only",
+                floor,
+                f"+{(edit.wall - floor.wall) * 1e3:.0f} ms over the floor",
+            )
+            git(root, "reset", "-q", "--", kernel)
+            git(root, "checkout", "-q", "--", kernel)
+        imp = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "benchop_hook", "hook", "follow-up"],
+            check=False,
+            cwd=root,
+            capture_output=True,
+            text=True,
+        ).stderr
+        heavy = sorted(
+            m
+            for m in ("libcst", "git", "torch")
+            if any(line.rstrip().endswith(f"| {m}") for line in imp.splitlines())
+        )
+        clone.restore()
 
     # 4. The scaling curve.
     curve = [] if ns.no_scaling else scaling(tmp, real, ns.runs)
+    load_end = os.getloadavg()
 
     header = [
         (
@@ -602,7 +925,8 @@ def main() -> None:
         (
             f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
             f"{platform.python_version()}, "
-            f"load average at the end {os.getloadavg()[0]:.2f}"
+            f"load average (1, 5, 15 min) at the start {fmt_load(load_start)}, "
+            f"at the end {fmt_load(load_end)}"
         ),
         "",
         f"{'measurement':<58} {'bench-op':>22}   {'compared to':<44} {'':>24}   note",
@@ -643,10 +967,27 @@ def main() -> None:
                 "top_commits": top,
                 "heavy_imports_on_noop_path": heavy,
                 "scaling": curve,
-                "loadavg": os.getloadavg(),
+                "hook_state": hook_rows,
+                "every_op_commit_replayed": every_hook,
+                "loadavg": load_end,
+                "loadavg_start": load_start,
             },
             f,
             indent=1,
+        )
+    with open(ns.out + ".md", "w") as f:
+        f.write(
+            markdown(
+                {
+                    "hook_state": hook_rows,
+                    "every_op_commit_replayed": every_hook,
+                    "rows": rows,
+                    "every_op_commit": every,
+                    "scaling": curve,
+                    "load": (load_start, load_end),
+                    "runs": ns.runs,
+                }
+            )
         )
     shutil.rmtree(tmp, ignore_errors=True)
 

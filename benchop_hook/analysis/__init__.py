@@ -1,5 +1,6 @@
 """What changed and where it is used. Plain values in, plain values out; nothing here writes.
 
+trees       `ast.parse` once per distinct source in a process
 signatures  Param and Signature, read from `ast`
 binding     how a call's arguments bind to a signature (Python's rules, simulated)
 edits       old vs new signature -> typed Edits

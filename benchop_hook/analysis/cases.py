@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from benchop_hook.analysis import trees
+
 
 @dataclass
 class Cases:
@@ -20,11 +22,12 @@ class Cases:
 
     data: bytes
     _tree: ast.Module | None = field(default=None, repr=False)
+    _functions: list[ast.FunctionDef | ast.AsyncFunctionDef] | None = field(default=None, repr=False)
 
     def _parsed(self) -> ast.Module | None:
         if self._tree is None:
             try:
-                self._tree = ast.parse(self.data)
+                self._tree = trees.parse(self.data)
             except (SyntaxError, ValueError):
                 return None
         return self._tree
@@ -43,7 +46,11 @@ class Cases:
             return False
         if not isinstance(value, (ast.Name, ast.Attribute)):
             return False
-        fn = _enclosing(tree, span[0])
+        if self._functions is None:  # asked for each call the file judges: the tree is walked once
+            self._functions = [
+                n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+        fn = _enclosing(self._functions, span[0])
         if fn is None:
             return False
         if isinstance(value, ast.Name) and not _varies(fn, tree, value.id):
@@ -61,11 +68,11 @@ def _root(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _enclosing(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def _enclosing(
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef], line: int
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     best: ast.FunctionDef | ast.AsyncFunctionDef | None = None
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
+    for node in functions:
         if node.lineno <= line <= (node.end_lineno or node.lineno) and (
             best is None or node.lineno >= best.lineno
         ):

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from benchop_hook.analysis import trees
 from benchop_hook.analysis.binding import CallShape, bind
 from benchop_hook.analysis.callsites import Arg, CallSite
 from benchop_hook.analysis.signatures import Signature
@@ -93,11 +95,9 @@ def pair_calls(
     old_data: bytes, new_data: bytes, old_sites: Sequence[CallSite], new_sites: Sequence[CallSite]
 ) -> list[Pair]:
     """One removed call to one added call: within a hunk of the line diff, else within a function."""
-    old_lines, new_lines = old_data.splitlines(), new_data.splitlines()
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     gone: list[tuple[int, CallSite]] = []
     came: list[tuple[int, CallSite]] = []
-    for k, (tag, i1, i2, j1, j2) in enumerate(matcher.get_opcodes()):
+    for k, (tag, i1, i2, j1, j2) in enumerate(_line_diff(old_data, new_data)):
         if tag == "equal":
             continue
         gone += [(k, s) for s in old_sites if i1 < s.lineno and s.end_lineno <= i2]
@@ -113,6 +113,14 @@ def pair_calls(
                 pairs.append(Pair(o, n))
                 used |= {id(o), id(n)}
     return sorted(pairs, key=lambda p: (p.new.lineno, p.new.col))
+
+
+# A test file the commit changed is diffed for each class it calls (a family's tests hold dozens): the diff
+# of the same two texts is the same, so it is made once.
+@functools.lru_cache(maxsize=64)
+def _line_diff(old_data: bytes, new_data: bytes) -> tuple[tuple[str, int, int, int, int], ...]:
+    matcher = difflib.SequenceMatcher(None, old_data.splitlines(), new_data.splitlines(), autojunk=False)
+    return tuple(matcher.get_opcodes())
 
 
 def _one_each(items: list[tuple[int, CallSite]], used: set[int], key: object) -> dict[object, CallSite]:
@@ -244,10 +252,11 @@ def _line_starts(src: str) -> list[int]:
     return out
 
 
+@functools.lru_cache(maxsize=64)  # asked for each class a changed test file calls, as `_line_diff`
 def module_level_names(data: bytes) -> frozenset[str]:
     """The names a module binds at its top level (imports, assignments, functions, classes)."""
     try:
-        tree = ast.parse(data)
+        tree = trees.parse(data)
     except (SyntaxError, ValueError):
         return frozenset()
     out: set[str] = set()

@@ -13,6 +13,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
+from benchop_hook.analysis import trees
 from benchop_hook.analysis.signatures import (
     DataclassInfo,
     Segments,
@@ -197,7 +198,7 @@ def parse_source(data: bytes, path: str, module: str) -> ModuleInfo:
     mi = ModuleInfo(path, module, is_package)
     try:
         _check_text(data)
-        tree = ast.parse(data, filename=path)
+        tree = trees.parse(data, filename=path)
     except (SyntaxError, ValueError, UnicodeDecodeError, MemoryError, RecursionError) as exc:
         mi.error = _decode_error(exc)
         return mi

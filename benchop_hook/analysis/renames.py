@@ -120,9 +120,11 @@ def _prose_lines(text: str, lines: list[str]) -> set[int]:
     """0-based numbers of comment lines and docstring lines: a name mentioned in prose is not a use of it."""
     import ast
 
+    from benchop_hook.analysis import trees
+
     out = {i for i, line in enumerate(lines) if line.lstrip().startswith("#")}
     try:
-        tree = ast.parse(text)
+        tree = trees.parse_text(text)
     except (SyntaxError, ValueError):
         return out
     for node in _statements(tree):

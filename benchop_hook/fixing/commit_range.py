@@ -28,6 +28,7 @@ from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
 
 JUDGE_FORK_WEIGHT = 200_000  # bytes of the benchmark files judged (each costs its imports' parses too)
+REWRITE_FORK_WEIGHT = 1  # the same when a rewrite is likely: libcst's import then overlaps the judging
 _SYMLINK = "a symlink; bench-op never writes through one, so fix the file it points to by hand"
 
 
@@ -151,23 +152,28 @@ def judge_files(
     line_length: int,
     authored: Mapping[str, frozenset[int]] | None = None,
 ) -> list[FileResult]:
-    """Each file judged (on its own: with enough of them, a forked child takes some, and they come back
-    in this order), then rewritten here. When a file is likely to be rewritten and a child shares the
-    work, libcst is imported here first, while the child judges."""
+    """Each file judged (on its own: with enough of them, or a rewrite likely, a forked child takes some, and
+    they come back in this order), then rewritten here. When a file is likely to be rewritten, libcst is
+    imported here first, while the child judges."""
     from benchop_hook.fixing import forked
 
     bench.prefetch(paths)
     blobs = [bench.read(p) for p in paths]
     weights = [len(b or b"") for b in blobs]
     likely = [b is not None and likely_rewritten(b, j.changes) for b in blobs]
-    shared = sum(weights) >= JUDGE_FORK_WEIGHT and forked.can_fork()
+    # libcst's import is a sixth of a large commit's static pass, and it overlaps the judging only in a
+    # fork: when a rewrite is likely, a child judges from the start, however few the files, while this
+    # process imports it.
+    rewriting = rewrite and any(likely)
+    threshold = REWRITE_FORK_WEIGHT if rewriting else JUDGE_FORK_WEIGHT
+    shared = sum(weights) >= threshold and forked.can_fork()
     done = forked.map_split(
         lambda k: judge_file(paths[k], blobs[k], j, (authored or {}).get(paths[k], frozenset())),
         range(len(paths)),
         weights,
-        min_weight=JUDGE_FORK_WEIGHT,
+        min_weight=threshold,
         first=likely,
-        meanwhile=_import_rewriter if rewrite and shared and any(likely) else None,
+        meanwhile=_import_rewriter if rewriting and shared else None,
     )
     return [apply(v, rewrite=rewrite, line_length=line_length) for v in done if v is not None]
 

@@ -7,14 +7,14 @@ result says what was applied and what could not be.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from benchop_hook.fixing.plan import ArgOp, CallEdit, DictEdit, ImportEdit
+from benchop_hook.rewrite.units import rewrite_units
 from benchop_hook.rewrite.wrap import Style, file_style, wrap_call
 
 
@@ -85,15 +85,20 @@ def _reflow_commas(original: Sequence, items: list) -> list:
     return out
 
 
+class _Comments(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.found.append(node.value)
+
+
 def _comments(node: cst.CSTNode) -> list[str]:
-    found: list[str] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Comment(self, c: cst.Comment) -> None:
-            found.append(c.value)
-
-    node.visit(_Collect())
-    return sorted(found)
+    # one visitor class, not one made per argument: making a class costs more than visiting an argument
+    v = _Comments()
+    node.visit(v)
+    return sorted(v.found)
 
 
 def _parse_value(src: str) -> cst.BaseExpression:
@@ -181,37 +186,55 @@ class _Rewriter(cst.CSTTransformer):
         dicts: Sequence[DictEdit],
         name_renames: dict[str, str],
         layout: Layout | None = None,
-        line_offset: int = 0,
+        origin: tuple[int, int, int] | None = None,
+        known: tuple[cst.CSTNode, CodeRange] | None = None,
     ) -> None:
         self.layout = layout
-        self.line_offset = (
-            line_offset  # a statement rewritten alone: its first line's number in the file, less 1
-        )
+        self.origin = origin  # a unit rewritten alone: where it sits in the file (see units.Visit)
+        # A unit whose only edit is the unit itself: its position is known, and no other node's is needed.
+        self.known = known
         self.blocks: list[str] = [""]  # the indentation of each enclosing block
         self.calls = {(c.lineno, c.col, c.end_lineno, c.end_col): c for c in calls}
         self.dicts = {(d.lineno, d.col): d for d in dicts}
         self.imports = list(imports)
         self.name_renames = name_renames
         self.applied: set[object] = set()
+        self.seen: set[object] = set()  # the calls found, rewritten or not
         self.failed: list[str] = []
         self._skip: set[int] = set()  # ids of names a rename must not touch
 
-    def _pos(self, node: cst.CSTNode) -> CodeRange:
-        return self.get_metadata(PositionProvider, node)
+    def _pos(self, node: cst.CSTNode) -> CodeRange | None:
+        if self.known is None:
+            r = self.get_metadata(PositionProvider, node)
+        elif node is self.known[0]:
+            r = self.known[1]
+        else:
+            return None
+        if self.origin is None:
+            return r
+        first, line, shift = self.origin
+
+        def place(p: CodePosition) -> CodePosition:
+            return CodePosition(p.line - first + line, p.column + shift if p.line == first else p.column)
+
+        return CodeRange(place(r.start), place(r.end))
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         r = self._pos(original)
+        if r is None:
+            return updated
         key = (r.start.line, r.start.column, r.end.line, r.end.column)
         edit = self.calls.get(key)
         if edit is None:
             return updated
+        self.seen.add(key)
         try:
             new_args = edit_args(updated.args, edit.ops)
         except CommentsWouldMove as exc:
-            self.failed.append(f"line {edit.lineno + self.line_offset}: {exc}")
+            self.failed.append(f"line {edit.lineno}: {exc}")
             return updated
         except Exception as exc:  # noqa: BLE001 - a value that does not parse: report, never crash
-            self.failed.append(f"line {edit.lineno + self.line_offset}: {exc}")
+            self.failed.append(f"line {edit.lineno}: {exc}")
             return updated
         self.applied.add(key)
         new = updated.with_changes(args=new_args)
@@ -260,6 +283,8 @@ class _Rewriter(cst.CSTTransformer):
 
     def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.BaseExpression:
         r = self._pos(original)
+        if r is None:
+            return updated
         edit = self.dicts.get((r.start.line, r.start.column))
         if edit is None:
             return updated
@@ -379,116 +404,25 @@ def rewrite(
     name_renames: dict[str, str] | None = None,
     line_length: int | None = None,
 ) -> RewriteResult:
+    """The file with the edits made: each edit's call, dict or import statement rewritten alone where that
+    is provably the whole-module rewrite (`units`), else the whole module."""
     layout = None
     if line_length:
         text = data.decode("utf-8-sig", "replace")
         layout = Layout(line_length, file_style(text), tuple(text.splitlines()))
-    if (calls or dicts) and not name_renames and not imports:
-        res = _rewrite_by_statement(data, calls, dicts, layout)
-        if res is not None:
-            return res
-    return _rewrite_module(data, calls, imports, dicts, name_renames, layout)
+    renames = dict(name_renames or {})
 
+    def unit(
+        source: bytes, origin: tuple[int, int, int], root: tuple[int, int, int, int] | None
+    ) -> tuple[bytes, _Rewriter] | str:
+        return _visit(source, calls, imports, dicts, renames, layout, origin, root)
 
-def _statement_spans(tree: ast.Module) -> list[tuple[int, int]]:
-    """(first line, last line) of each top-level statement with its decorators; statements that share a
-    line (`a = 1; b = f(...)`) are one span, so a span is always whole lines of whole statements."""
-    spans: list[tuple[int, int]] = []
-    for node in tree.body:
-        decorators = (
-            node.decorator_list
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-            else []
-        )
-        first = min([node.lineno, *(d.lineno for d in decorators)])
-        last = node.end_lineno or node.lineno
-        if spans and first <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(last, spans[-1][1]))
-        else:
-            spans.append((first, last))
-    return spans
-
-
-def _rewrite_by_statement(
-    data: bytes, calls: Sequence[CallEdit], dicts: Sequence[DictEdit], layout: Layout | None
-) -> RewriteResult | None:
-    """Rewrite each top-level statement holding an edit on its own; None: rewrite the whole module.
-
-    libcst parses a module with position metadata at about 0.1 s per 10 KB (tens of seconds for a
-    generated 5 MB file); the statements that hold the calls are small. The result is the whole-module
-    rewrite's, byte for byte and message for message: positions and messages are given in the file's
-    lines, a statement starts at column 0 so columns are the same, the indentation of enclosing blocks is
-    read from the statement itself, and whatever could differ (a line end other than \n, which sets
-    libcst's default newline; an encoding other than UTF-8; a statement libcst can't parse or rewrite)
-    goes to the whole-module rewrite.
-    """
-    import dataclasses
-    import io
-    import tokenize
-
-    if b"\r" in data:
-        return None
-    try:
-        if tokenize.detect_encoding(io.BytesIO(data).readline)[0] not in ("utf-8", "utf-8-sig"):
-            return None
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError):
-        return None
-    starts = [3 if data.startswith(b"\xef\xbb\xbf") else 0]  # where each line starts
-    pos = data.find(b"\n")
-    while pos != -1:
-        starts.append(pos + 1)
-        pos = data.find(b"\n", pos + 1)
-    groups = _by_statement(_statement_spans(tree), calls, dicts)
-    if groups is None:
-        return None
-    pieces: list[bytes] = []
-    done = 0  # bytes of `data` already in `pieces`
-    applied = 0
-    failed: list[str] = []
-    found: set[CallEdit] = set()
-    for (first, last), (cs, ds) in sorted(groups.items()):
-        a = starts[first - 1]
-        b = starts[last] if last < len(starts) else len(data)
-        shift = first - 1
-        moved = {
-            dataclasses.replace(c, lineno=c.lineno - shift, end_lineno=c.end_lineno - shift): c for c in cs
-        }
-        ds2 = [dataclasses.replace(d, lineno=d.lineno - shift) for d in ds]
-        sub = dataclasses.replace(layout, lines=layout.lines[shift:]) if layout is not None else None
-        part = _visit(data[a:b], list(moved), (), ds2, None, sub, shift)
-        if isinstance(part, str):
-            return None  # libcst can't parse or rewrite the statement alone: the whole module says why
-        out, tr = part
-        failed += tr.failed
-        applied += len(tr.applied)
-        found.update(
-            orig for c, orig in moved.items() if (c.lineno, c.col, c.end_lineno, c.end_col) in tr.applied
-        )
-        pieces += [data[done:a], out]
-        done = b
-    pieces.append(data[done:])
-    failed += [f"line {c.lineno}: call not found where expected" for c in calls if c not in found]
-    result = b"".join(pieces)
-    return RewriteResult(result if result != data else None, applied, failed)
-
-
-def _by_statement(
-    spans: list[tuple[int, int]], calls: Sequence[CallEdit], dicts: Sequence[DictEdit]
-) -> dict[tuple[int, int], tuple[list[CallEdit], list[DictEdit]]] | None:
-    """The edits of each statement span; None when one is in none of them."""
-    groups: dict[tuple[int, int], tuple[list[CallEdit], list[DictEdit]]] = {}
-    edits: list[CallEdit | DictEdit] = [*calls, *dicts]
-    for e in edits:
-        span = next((sp for sp in spans if sp[0] <= e.lineno <= sp[1]), None)
-        if span is None:
-            return None
-        g = groups.setdefault(span, ([], []))
-        if isinstance(e, CallEdit):
-            g[0].append(e)
-        else:
-            g[1].append(e)
-    return groups
+    done = rewrite_units(data, calls, imports, dicts, renames, unit)
+    if done is not None:
+        return RewriteResult(done.data, done.applied, list(done.failed))
+    if imports:
+        return _whole_module_for_imports(data, calls, imports, dicts, renames, layout)
+    return _rewrite_module(data, calls, imports, dicts, renames, layout)
 
 
 def _visit(
@@ -498,20 +432,39 @@ def _visit(
     dicts: Sequence[DictEdit],
     name_renames: dict[str, str] | None,
     layout: Layout | None,
-    line_offset: int = 0,
+    origin: tuple[int, int, int] | None = None,
+    root: tuple[int, int, int, int] | None = None,
 ) -> tuple[bytes, _Rewriter] | str:
-    """The rewritten module and what the rewriter saw, or why libcst could not do it."""
+    """The rewritten module and what the rewriter saw, or why libcst could not do it. `root`: the source is
+    a unit whose only edit is the unit itself, at these positions (line, column, end line, end column): the
+    rewriter needs no other position, and libcst's position pass is skipped (it costs twice the parse)."""
     try:
         module = cst.parse_module(data)
     except Exception as exc:  # noqa: BLE001 - libcst raises several error types
         return f"libcst could not parse it: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}), layout, line_offset)
+    node = _unit_node(module) if root is not None else None
     try:
-        new = wrapper.visit(tr)
+        if root is not None and node is not None:
+            place = CodeRange(CodePosition(root[0], root[1]), CodePosition(root[2], root[3]))
+            tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}), layout, origin, (node, place))
+            new = module.visit(tr)
+        else:
+            tr = _Rewriter(calls, imports, dicts, dict(name_renames or {}), layout, origin)
+            new = MetadataWrapper(module, unsafe_skip_copy=True).visit(tr)
     except Exception as exc:  # noqa: BLE001 - a rewrite never raises: its failure is a result
         return f"rewrite failed: {exc}"
     return new.bytes, tr
+
+
+def _unit_node(module: cst.Module) -> cst.CSTNode | None:
+    """The one expression or small statement of a unit's source (inside its `if 1:` when indented)."""
+    stmt: cst.CSTNode | None = module.body[0] if len(module.body) == 1 else None
+    if isinstance(stmt, cst.If) and isinstance(stmt.body, cst.IndentedBlock) and len(stmt.body.body) == 1:
+        stmt = stmt.body.body[0]
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    return small.value if isinstance(small, cst.Expr) else small
 
 
 def _rewrite_module(
@@ -529,6 +482,19 @@ def _rewrite_module(
     missing = [c for c in calls if (c.lineno, c.col, c.end_lineno, c.end_col) not in tr.applied]
     failed = tr.failed + [f"line {c.lineno}: call not found where expected" for c in missing]
     return RewriteResult(out if out != data else None, len(tr.applied), failed)
+
+
+def _whole_module_for_imports(
+    data: bytes,
+    calls: Sequence[CallEdit],
+    imports: Sequence[ImportEdit],
+    dicts: Sequence[DictEdit],
+    name_renames: dict[str, str] | None,
+    layout: Layout | None = None,
+) -> RewriteResult:
+    """The whole-module rewrite of a file with an import edit its statement could not take alone (timed
+    apart: BENCHOP_TIMINGS says which case each file was)."""
+    return _rewrite_module(data, calls, imports, dicts, name_renames, layout)
 
 
 class _Inserter(cst.CSTTransformer):

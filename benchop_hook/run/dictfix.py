@@ -16,7 +16,6 @@ from benchop_hook.analysis.locate import analyze
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.signatures import Signature
 from benchop_hook.fixing.context import StaticContext, change_signatures, value_source
-from benchop_hook.rewrite.edit import insert_before_call
 from benchop_hook.run.runner import Failure
 from benchop_hook.run.triage import BIND, bench_frame
 
@@ -95,6 +94,8 @@ def _fix_at(
             statements.append(f"if {key!r} in {target}: {target}[{arg!r}] = {target}.pop({key!r})")
         else:
             statements.append(f"{target}.setdefault({key!r}, {arg})")
+    from benchop_hook.rewrite.edit import insert_before_call  # libcst: only when a dict is to be fixed
+
     res = insert_before_call(
         data,
         (site.lineno, site.col, site.end_lineno, site.end_col),

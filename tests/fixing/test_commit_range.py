@@ -45,7 +45,7 @@ def test_benchmark_files_judged_in_two_processes_give_the_serial_answer(
         monkeypatch,
         capsys,
         pipeline,
-        "JUDGE_FORK_WEIGHT",
+        ("JUDGE_FORK_WEIGHT", "REWRITE_FORK_WEIGHT"),
         ["fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD"],
     )
     assert forks == 1  # the second run forked, the first did not
@@ -53,3 +53,41 @@ def test_benchmark_files_judged_in_two_processes_give_the_serial_answer(
     out = outs[0][1].out + outs[0][1].err
     assert all(f"Case{k}(n, dtype)" in out for k in (1, 3, 5, 7)), out
     assert not any(f"Case{k}(n" in out for k in (0, 2, 4, 6)), out
+
+
+def test_a_likely_rewrite_is_judged_in_a_child_while_libcst_is_imported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Below the weight that shares the judging, a likely rewrite still forks: the child judges while this
+    process imports libcst."""
+    import os
+
+    from benchop_hook import cli
+    from benchop_hook.fixing import forked
+
+    if not forked.can_fork():
+        pytest.skip("no fork on this machine (one core, or threads running)")
+    repo = make(
+        tmp_path,
+        {
+            "workloads/__init__.py": "",
+            "workloads/w.py": "class Case:\n    def __init__(self, m, n, dtype):\n        self.m = m\n",
+            "benchmarks/bench_a.py": (
+                "from workloads.w import Case\n\n\ndef test_a(m=1, n=2):\n    Case(m=m, n=n, dtype=1)\n"
+            ),
+            "benchmarks/bench_b.py": "from workloads.w import Case\n\n\ndef test_b():\n    Case(1, 2, 3)\n",
+        },
+    )
+    repo.replace("workloads/w.py", "(self, m, n, dtype)", "(self, n, dtype)")
+    repo.commit("workloads: rows from the inputs")
+    monkeypatch.chdir(repo.path)
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counted() -> int:
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counted)
+    assert cli.main(["fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD"]) == 0
+    assert forks == [1]

@@ -10,11 +10,11 @@ def without_and_with_fork(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     module: object,
-    threshold: str,
+    threshold: str | tuple[str, ...],
     argv: list[str],
 ) -> tuple[int, list[tuple[int, pytest.CaptureResult[str]]]]:
-    """`cli.main(argv)` with `module.threshold` out of reach, then at 0: the forks counted, each run's exit
-    code and captured output."""
+    """`cli.main(argv)` with `module.threshold` (or each of several) out of reach, then at 0: the forks
+    counted, each run's exit code and captured output."""
     import os
 
     from benchop_hook import cli
@@ -29,7 +29,8 @@ def without_and_with_fork(
     monkeypatch.setattr(os, "fork", counted)
     runs: list[tuple[int, pytest.CaptureResult[str]]] = []
     for value in (10**12, 0):
-        monkeypatch.setattr(module, threshold, value)
+        for name in (threshold,) if isinstance(threshold, str) else threshold:
+            monkeypatch.setattr(module, name, value)
         rc = cli.main(argv)
         runs.append((rc, capsys.readouterr()))
     return len(forks), runs

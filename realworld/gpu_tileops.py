@@ -110,6 +110,7 @@ def through_the_hook(bundle: Path, commit: str, work: Path, out: Path) -> list[s
 
 
 AGENT = [sys.executable, str(ROOT / "realworld" / "engineers_agent.py")]
+CAREFUL = [sys.executable, str(ROOT / "realworld" / "careful_agent.py")]
 
 
 def bench_op(
@@ -148,9 +149,9 @@ def bench_op(
     return r.returncode, seconds, data
 
 
-def _agent_args(commit: str, *, wrong: bool) -> tuple[list[str], dict[str, str]]:
+def _agent_args(commit: str, *, wrong: bool, careful: bool = False) -> tuple[list[str], dict[str, str]]:
     """bench-op's --agent for the scripted agent, and the environment that tells it the commit."""
-    command = " ".join([*AGENT, *(["--wrong"] if wrong else [])])
+    command = " ".join(CAREFUL if careful else [*AGENT, *(["--wrong"] if wrong else [])])
     return ["--agent", command], {"BENCH_OP_ENGINEERS": commit}
 
 
@@ -222,6 +223,11 @@ def main(argv: list[str] | None = None) -> int:
         help="a scripted agent answers what bench-op blocks on with the engineers' own edit of the commit",
     )
     ap.add_argument(
+        "--agent-careful",
+        action="store_true",
+        help="a scripted agent answers with an interface-only edit written by hand (careful_agent.py)",
+    )
+    ap.add_argument(
         "--agent-wrong", default="", help="commits to replay again with an agent whose edit drops a case"
     )
     ap.add_argument(
@@ -249,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         tree = replay(args.bundle.resolve(), commit, args.work)
         shard = [f for f in args.files.split(",") if f]
-        agent = _agent_args(commit, wrong=False) if args.agent_from_engineers else ([], {})
+        scripted = args.agent_from_engineers or args.agent_careful
+        agent = _agent_args(commit, wrong=False, careful=args.agent_careful) if scripted else ([], {})
         rc, seconds, data = bench_op(
             tree,
             args.out,
@@ -270,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
             f"commit {str(data.get('commit') or '-')[:12]}"
         )
         lines += benchmark_lines(data)
-        if args.agent_from_engineers:
+        if scripted:
             lines.append(f"  follow-up trailer Bench-Op-Agent: {agent_trailer(tree) or '-'}")
         # The engineers' own benchmark edits against what bench-op committed.
         diff = git(tree, "diff", commit, "HEAD", "--", *(shard or ["benchmarks", "top/benchmarks"]))

@@ -71,7 +71,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         metavar="all|N|0,2,5",
         help="spread benchmark files over these GPUs (default: [tool.bench-op] gpus, 'all')",
     )
-    # issue 14: compare with the parent
+    # compare with the parent
     p.add_argument(
         "--baseline",
         action="store_true",
@@ -169,7 +169,7 @@ def _hook(sub: _SubParsers) -> None:
     p.add_argument("--json", metavar="PATH", help=argparse.SUPPRESS)
 
 
-def _history(sub: _SubParsers) -> None:  # issue 14
+def _history(sub: _SubParsers) -> None:
     p = _add(sub, "history", help="a benchmark's recorded numbers across commits, newest first")
     p.add_argument(
         "what", nargs="?", metavar="FILE|NODEID", help="a benchmark file or a node id (default: all)"

@@ -37,7 +37,7 @@ class Config:
     require_run: bool = False  # a file that could not run here (no GPU, a module missing) counts as blocked
     pin_defaults: bool = True
     gpus: str = "all"  # spread over every visible GPU when there are several (needs pytest-xdist)
-    # issue 14: compare with the parent (baseline.py, versus_parent.py)
+    # compare with the parent (baseline.py, versus_parent.py)
     baseline: bool = False
     baseline_repeats: int = 3  # runs per side when both run in one session: enough to know the spread
     regression_threshold: float = 0.10
@@ -180,9 +180,9 @@ def from_table(table: dict[str, Any]) -> Config:
             values[name] = value
         elif name == "gpus":
             values[name] = parse_gpus(value)
-        elif name == "baseline_repeats":  # issue 14
+        elif name == "baseline_repeats":
             values[name] = _positive_number(key, value, integer=True)
-        elif name == "regression_threshold":  # issue 14
+        elif name == "regression_threshold":
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 100:
                 raise ConfigError(
                     f"[tool.bench-op] {key} must be a positive fraction like 0.10 (10%), got {value!r}."

@@ -1,4 +1,4 @@
-"""`bench-op run --baseline` on a kernel that really got slower, and what --baseline costs (issue 14).
+"""`bench-op run --baseline` on a kernel that really got slower, and what --baseline costs.
 
 The fixture library (tests/fixtures/minitile) with the ReduceOp constructor change committed, and in
 the same commit SumFwdOp's kernel made K times slower for real (it reads the whole input K times:

@@ -42,7 +42,7 @@ class Options:
     timeout: float | None = None
     max_iterations: int | None = None
     gpus: str | None = None
-    baseline: bool = False  # compare with the parent (issue 14)
+    baseline: bool = False  # compare with the parent
     shard_spec: str | None = None  # --shard I/N: this runner's share of the affected benchmark files
     repeats: int | None = None  # runs per side when both run now (default: config baseline-repeats)
     agent: str | None = None  # --agent CMD: this run's coding agent, over `git config bench-op.agent`

@@ -84,7 +84,7 @@ _pin_worker_to_its_gpu()
 
 
 def _user_tree() -> tuple[str, str] | None:
-    """(the user's tree, the temporary worktree) when this session measures another commit (issue 14)."""
+    """(the user's tree, the temporary worktree) when this session measures another commit."""
     src, dst = os.environ.get("BENCHOP_USER_ROOT"), os.environ.get("BENCHOP_WORKTREE")
     return (src, dst) if src and dst else None
 

@@ -1,4 +1,4 @@
-"""The numbers' two steps after the benchmark runs (issue 14), called from `followup.py`:
+"""The numbers' two steps after the benchmark runs, called from the follow-up stage:
 
 `before_commit`: with --baseline (or `baseline = true`), compare the new numbers with the parent's,
 from its git note when one from the same device model covers every case, else by running the same

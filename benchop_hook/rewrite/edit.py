@@ -327,17 +327,22 @@ class _Rewriter(cst.CSTTransformer):
         if not matches:
             return updated
         names = list(updated.names)
+        found = [next((e for e in matches if e.old_name == _dotted(a.name)), None) for a in names]
+        # The statement moves only when every name it imports moved to one module (modules merged into
+        # one): a name that stays, or goes elsewhere, keeps the old module, and the report says so.
+        targets = {e.new_module for e in found if e is not None}
+        moved = None not in found and len(targets) == 1 and module not in targets
         changed = False
-        new_module = module
-        for j, alias in enumerate(names):
-            n = _dotted(alias.name)
-            e = next((e for e in matches if e.old_name == n), None)
-            if e is None:
+        new_module = targets.pop() if moved else module
+        if not moved and targets - {module}:
+            where = ", ".join(sorted(targets - {module}))
+            self.failed.append(
+                f"`from {module} import ...` also imports names that did not move to {where}: split that "
+                "import by hand"
+            )
+        for j, (alias, e) in enumerate(zip(names, found)):
+            if e is None or (e.new_module != module and not moved):
                 continue
-            if e.new_module != module:
-                if len(names) > 1:
-                    continue  # the other names still come from the old module: leave it for the report
-                new_module = e.new_module
             names[j] = alias.with_changes(name=cst.Name(e.new_name))
             changed = True
             self.applied.add(("import", e.old_module, e.old_name))

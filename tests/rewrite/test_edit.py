@@ -101,3 +101,26 @@ def test_comments_stay_with_their_arguments(repo: Repo) -> None:
     repo.git("add", "-A")
     repo.cli("fix")
     assert repo.read("benchmarks/ops/bench_multi.py") == MULTI.replace("        64,  # M: rows\n", "")
+
+
+def test_an_import_whose_names_all_moved_to_one_module_follows_them() -> None:
+    # Modules merged into one (`workloads.reduce` into `workloads.reduction`): the statement moves whole.
+    from benchop_hook.fixing.plan import ImportEdit
+
+    src = b"from workloads.reduce import (\n    MeanTest,\n    SumTest,\n)\nfrom workloads.reduce import Kept\n"
+    moves = [ImportEdit("workloads.reduce", n, "workloads.reduction", n) for n in ("MeanTest", "SumTest")]
+    res = rewrite(src, imports=moves)
+    assert res.failed == []
+    assert res.data == src.replace(b"from workloads.reduce import (", b"from workloads.reduction import (")
+
+
+def test_an_import_whose_names_went_different_ways_is_left_with_the_reason() -> None:
+    from benchop_hook.fixing.plan import ImportEdit
+
+    src = b"from workloads.reduce import MeanTest, SumTest\n"
+    res = rewrite(src, imports=[ImportEdit("workloads.reduce", "SumTest", "workloads.reduction", "SumTest")])
+    assert res.data is None
+    assert res.failed == [
+        "`from workloads.reduce import ...` also imports names that did not move to workloads.reduction: "
+        "split that import by hand"
+    ]

@@ -122,9 +122,55 @@ def classify(
                 f"unknown: the run decides (argument {a.source} now reaches '{n}', the parameter it is named "
                 f"after, instead of '{o}')",
             )
-        if a.kind == "pos" and pmap.get(o, o) != n:
+        if a.kind == "pos" and pmap.get(o, o) != n and not _same_values(args, old, new, old_t, new_t, pmap):
             return Status.SHIFTED, f"argument {a.source} now reaches '{n}' instead of '{o}'"
     return Status.OK, "binds with the same meaning"
+
+
+def _same_values(
+    args: Sequence[Arg],
+    old: Signature,
+    new: Signature,
+    old_t: Sequence[str],
+    new_t: Sequence[str],
+    pmap: dict[str, str | None],
+) -> bool:
+    """Every parameter ends up with the same value, passed or defaulted, under both bindings: a positional
+    `None` that moved from one slot defaulting to None into another (`MeshResource(dp, tp, None, None)` when a
+    `tpsp_resource=None` was inserted third) changes nothing, and rewriting it would be noise."""
+    import ast
+
+    def dump(src: str | None) -> str | None:
+        try:
+            return ast.dump(ast.parse(src.strip(), mode="eval").body) if src is not None else None
+        except SyntaxError:
+            return None
+
+    def old_key(name: str) -> str:
+        renamed = pmap.get(name, name)
+        return renamed if renamed is not None else "\0" + name  # removed: a slot of its own
+
+    def values(
+        sig: Signature, targets: Sequence[str], key: Callable[[str], str]
+    ) -> dict[str, str | None] | None:
+        out = {key(p.name): dump(p.default) for p in sig.params if sig.get(p.name) is not None}
+        for a, t in zip(args, targets):
+            if sig.get(t) is None:
+                return None  # into *args or **kwargs: not a value of one parameter
+            out[key(t)] = dump(a.source)
+        return out
+
+    before, after = values(old, old_t, old_key), values(new, new_t, str)
+    if before is None or after is None:
+        return False
+    new_defaults = {p.name: dump(p.default) for p in new.params}
+    old_defaults = {old_key(p.name): dump(p.default) for p in old.params}
+    for k in before.keys() | after.keys():
+        b = before.get(k, new_defaults.get(k))  # a new parameter: the old call meant its default
+        n = after.get(k, old_defaults.get(k))  # a removed one: fine if the old call left it at its default
+        if b is None or b != n:
+            return False
+    return True
 
 
 def _named_for(src: str) -> str | None:

@@ -122,6 +122,27 @@ def test_inserted_parameter_keeps_meaning_with_evidence():
         ("Op(**params)", "M, N", "N", Status.UNKNOWN),
         ("Op(N, dtype)", "M, N, dtype", "N, dtype", Status.OK),  # already written for the new signature
         ("Op(x)", "M, N", "N", Status.OK),
+        # TransformerEngine's MeshResource: a slot inserted third; the positional Nones move from one
+        # None-defaulted slot to another, and every parameter keeps its value
+        (
+            "Op(dp, tp, None, None)",
+            "dp, tp, fsdp=None, pp=None",
+            "dp, tp, tpsp=None, fsdp=None, pp=None",
+            Status.OK,
+        ),
+        # the same shift with a value that is not every slot's default still moves it
+        (
+            "Op(dp, tp, 2, None)",
+            "dp, tp, fsdp=None, pp=None",
+            "dp, tp, tpsp=None, fsdp=None, pp=None",
+            Status.SHIFTED,
+        ),
+        (
+            "Op(dp, tp, None, 1)",
+            "dp, tp, fsdp=None, pp=None",
+            "dp, tp, tpsp=None, fsdp=None, pp=None",
+            Status.SHIFTED,
+        ),
     ],
 )
 def test_classify(call, old, new, status):

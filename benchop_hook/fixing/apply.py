@@ -8,14 +8,18 @@ are only verified on the call's shape and libcst is never imported.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from benchop_hook.analysis.callsites import CallSite, char_col, local_binding
-from benchop_hook.fixing.plan import ArgOp, DictEdit, Plan
+from benchop_hook.fixing.plan import ArgOp, CallEdit, DictEdit, Plan
 from benchop_hook.fixing.results import FileResult, FileVerdict, Finding
 
 _NOT_A_LITERAL = "not rewritten: the splatted dict is not a literal bench-op can edit in place"
+_SHARED = (
+    "not rewritten: its splatted dict is also used elsewhere in the function, or by a call that needs "
+    "another edit: edit the dict by hand"
+)
 
 
 def apply(v: FileVerdict, *, rewrite: bool, line_length: int) -> FileResult:
@@ -48,9 +52,29 @@ def apply(v: FileVerdict, *, rewrite: bool, line_length: int) -> FileResult:
             findings[k] = replace(f, plan=Plan(f.plan.ops, f.plan.notes, dict_preview(f.site, d)))
             continue
         edited.append(f)
+    dicts = _unshared(findings, dicts)
     if not edited and not v.imports and not dicts:
         return replace(base, findings=tuple(findings))
     return _rewritten(replace(base, findings=tuple(findings)), v, edited, dicts, line_length)
+
+
+def _unshared(findings: list[Finding], dicts: list[DictEdit]) -> list[DictEdit]:
+    """The dict edits to make: one per dict, and only where every use of the dict is a call that wants that
+    same edit (a dict a baseline also splats, or two Ops that need different edits, is left with the
+    reason). `findings` is updated in place."""
+    wanted: dict[tuple[int, int], set[DictEdit]] = {}
+    for d in dicts:
+        wanted.setdefault((d.lineno, d.col), set()).add(d)
+    lines = {f.site.lineno for f in findings if f.plan is not None and f.site.splat_dict is not None}
+    refused = {pos for pos, ds in wanted.items() if len(ds) > 1 or not set(next(iter(ds)).used_by) <= lines}
+    for k, f in enumerate(findings):
+        if f.plan is not None and f.site.splat_dict is not None and _dict_at(f, dicts) in refused:
+            findings[k] = replace(f, plan=None, why_not=_SHARED)
+    return [next(iter(ds)) for pos, ds in wanted.items() if pos not in refused]
+
+
+def _dict_at(f: Finding, dicts: list[DictEdit]) -> tuple[int, int] | None:
+    return next(((d.lineno, d.col) for d in dicts if f.site.lineno in d.used_by), None)
 
 
 def _named(f: Finding, renames: Mapping[str, str]) -> Finding:
@@ -64,17 +88,15 @@ def _named(f: Finding, renames: Mapping[str, str]) -> Finding:
 def _rewritten(
     base: FileResult, v: FileVerdict, edited: list[Finding], dicts: list[DictEdit], line_length: int
 ) -> FileResult:
-    from benchop_hook.rewrite.edit import (  # libcst: only for files that will be rewritten
-        CallEdit,
-        rewrite,
-    )
+    from benchop_hook.rewrite.edit import rewrite  # libcst: only for files that will be rewritten
 
     calls = [
         CallEdit(f.site.lineno, f.site.col, f.site.end_lineno, f.site.end_col, f.plan.ops)
         for f in edited
         if f.plan is not None
-    ]
-    res = rewrite(v.before, calls, list(v.imports), dicts, dict(v.renames), line_length=line_length)
+    ] + [d.call for d in dicts if d.call is not None]
+    literals = [d for d in dicts if d.call is None]
+    res = rewrite(v.before, calls, list(v.imports), literals, dict(v.renames), line_length=line_length)
     if res.data is None or res.failed:
         why = "not rewritten: " + ("; ".join(res.failed) or "the rewrite produced no change")
         return _unplanned(base, why)
@@ -131,6 +153,7 @@ def dict_edit(data: bytes, site: CallSite, p: Plan) -> DictEdit | None:
     if kw is None:
         return None
     node = kw.value
+    used_by: tuple[int, ...] | None = (site.lineno,)
     if isinstance(node, ast.Name):
         around = [
             n
@@ -140,19 +163,74 @@ def dict_edit(data: bytes, site: CallSite, p: Plan) -> DictEdit | None:
         ]
         fn = max(around, key=lambda n: n.lineno) if around else None  # the innermost
         bound = local_binding(fn, node.id, ()) if fn is not None else None
+        used_by = _splatted_by(fn, node.id) if fn is not None else None
         node = bound if bound is not None else node
+    if used_by is None:
+        return None
+    if isinstance(node, ast.Call) and _is_dict_call(node):
+        keys = [k.arg or "" for k in node.keywords]
+        ops = _dict_ops(keys, site, p)
+        if ops is None:
+            return None
+        start, end = (
+            char_col(lines, node.lineno, node.col_offset),
+            char_col(lines, node.end_lineno or node.lineno, node.end_col_offset or 0),
+        )
+        edit = CallEdit(node.lineno, start, node.end_lineno or node.lineno, end, _as_keyword_ops(ops, keys))
+        return DictEdit(node.lineno, start, ops, edit, used_by)
     if not isinstance(node, ast.Dict):
         return None
-    ops = _dict_ops(node, site, p)
+    ops = _dict_ops([k.value for k in node.keys if isinstance(k, ast.Constant)], site, p)
+    if ops is None:
+        return None
+    return DictEdit(node.lineno, char_col(lines, node.lineno, node.col_offset), ops, None, used_by)
+
+
+def _is_dict_call(node: ast.Call) -> bool:
+    """`dict(k=v, ...)`: keywords only, each with its name."""
     return (
-        DictEdit(node.lineno, char_col(lines, node.lineno, node.col_offset), ops) if ops is not None else None
+        isinstance(node.func, ast.Name)
+        and node.func.id == "dict"
+        and not node.args
+        and all(k.arg is not None for k in node.keywords)
     )
 
 
-def _dict_ops(node: ast.Dict, site: CallSite, p: Plan) -> tuple[ArgOp, ...] | None:
-    """The plan's operations as edits of the dict literal's keys; None when one is not such an edit."""
+def _splatted_by(fn: ast.AST, name: str) -> tuple[int, ...] | None:
+    """The lines of the calls that splat `**name` in `fn`, or None when `name` is read any other way (passed
+    to a baseline, printed, indexed): then an edit of the dict could change more than the Op's call."""
+    loads = [
+        n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+    ]
+    splats = [
+        (c.lineno, k.value)
+        for c in ast.walk(fn)
+        if isinstance(c, ast.Call)
+        for k in c.keywords
+        if k.arg is None and isinstance(k.value, ast.Name) and k.value.id == name
+    ]
+    if len(splats) != len(loads):
+        return None
+    return tuple(sorted({line for line, _ in splats}))
+
+
+def _as_keyword_ops(ops: tuple[ArgOp, ...], keys: list[str]) -> tuple[ArgOp, ...]:
+    """Edits by key name as edits of a `dict(...)` call's keywords, by their position."""
+    out = []
+    for op in ops:
+        if op.op == "drop":
+            out.append(ArgOp("drop", keys.index(op.name or "")))
+        elif op.op == "rename":
+            out.append(ArgOp("rename", keys.index(op.name or ""), op.value))
+        else:
+            out.append(op)
+    return tuple(out)
+
+
+def _dict_ops(literal_keys: Sequence[object], site: CallSite, p: Plan) -> tuple[ArgOp, ...] | None:
+    """The plan's operations as edits of the dict's keys (`literal_keys`: those written where it is built);
+    None when one is not such an edit."""
     assert site.splat_dict is not None
-    literal_keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
     n_pos = sum(1 for a in site.args if a.kind != "dstar")
     ops = []
     for op in p.ops:

@@ -477,3 +477,5 @@ class DictEdit:
     lineno: int
     col: int
     ops: tuple[ArgOp, ...]  # drop/rename by key name (name=old key, value=new key), add_kw (name, value)
+    call: CallEdit | None = None  # `dict(k=v)`: the same edits as an edit of that call's keywords
+    used_by: tuple[int, ...] = ()  # the lines of every call that splats this dict

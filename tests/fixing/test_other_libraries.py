@@ -151,3 +151,43 @@ def test_a_moved_class_below_a_namespace_directory_keeps_the_benchmarks_spelling
     repo.git("add", "-A")
     repo.cli("fix")
     assert "from nslib.core.new import Case" in repo.read(BENCH), repo.read(BENCH)
+
+
+_EXPERTS = (
+    "class Experts:\n    def __init__(self, tokens, hidden, dtype=None):\n        self.tokens = tokens\n"
+)
+
+
+def test_a_splatted_dict_call_is_edited_in_place(repo: Repo) -> None:
+    # TileOPs 82535c3d: `kwargs = dict(..., dtype=dtype)` splatted into a constructor that lost `dtype`; the
+    # engineers later dropped the keyword from the dict (5fb7c6ac).
+    _start(
+        repo,
+        _EXPERTS,
+        "from minitile.ops.other import Experts\n\n\ndef test_experts(tokens=8, hidden=16, dtype=None):\n"
+        "    kwargs = dict(\n        tokens=tokens, hidden=hidden, dtype=dtype,\n    )\n"
+        "    Experts(**kwargs)\n",
+    )
+    repo.replace(OPS, "(self, tokens, hidden, dtype=None)", "(self, tokens, hidden)")
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    assert "    kwargs = dict(\n        tokens=tokens, hidden=hidden,\n    )\n" in repo.read(BENCH), r.stdout
+
+
+def test_a_dict_the_function_also_reads_elsewhere_is_left_with_the_reason(repo: Repo) -> None:
+    # The same dict also feeds the baseline: dropping `dtype` from it would change what the baseline runs.
+    _start(
+        repo,
+        _EXPERTS,
+        "from minitile.ops.other import Experts\n\n\n"
+        "def reference(tokens, hidden, dtype):\n    return tokens\n\n\n"
+        "def test_experts(tokens=8, hidden=16, dtype=None):\n"
+        "    kwargs = dict(tokens=tokens, hidden=hidden, dtype=dtype)\n"
+        "    Experts(**kwargs)\n    reference(**kwargs)\n",
+    )
+    repo.replace(OPS, "(self, tokens, hidden, dtype=None)", "(self, tokens, hidden)")
+    repo.git("add", "-A")
+    before = repo.read(BENCH)
+    r = repo.cli("fix")
+    assert repo.read(BENCH) == before
+    assert "its splatted dict is also used elsewhere in the function" in r.stdout, r.stdout

@@ -107,7 +107,9 @@ def test_an_import_whose_names_all_moved_to_one_module_follows_them() -> None:
     # Modules merged into one (`workloads.reduce` into `workloads.reduction`): the statement moves whole.
     from benchop_hook.fixing.plan import ImportEdit
 
-    src = b"from workloads.reduce import (\n    MeanTest,\n    SumTest,\n)\nfrom workloads.reduce import Kept\n"
+    src = (
+        b"from workloads.reduce import (\n    MeanTest,\n    SumTest,\n)\nfrom workloads.reduce import Kept\n"
+    )
     moves = [ImportEdit("workloads.reduce", n, "workloads.reduction", n) for n in ("MeanTest", "SumTest")]
     res = rewrite(src, imports=moves)
     assert res.failed == []

@@ -42,7 +42,9 @@ def import_fixes(
             continue
         succ = (routes or {}).get(old_ref, ch.new)
         via_same = j.new_p.resolve_name(module, succ.name)
-        new_module = module if via_same == succ else _spelled_as(module, succ, j)
+        new_module = module
+        if via_same != succ:
+            new_module = _counterpart(module, old_ref, succ, j) or _spelled_as(module, succ, j)
         edits.append(ImportEdit(module, name, new_module, succ.name))
         if name_here == name and succ.name != name:
             renames[name] = succ.name
@@ -50,6 +52,24 @@ def import_fixes(
             ImportNote(name, f"import of {name} from {module} -> {succ.name} from {new_module}", succ.name)
         )
     return edits, renames, notes
+
+
+def _counterpart(module: str, old_ref: ClassRef, succ: ClassRef, j: Judging) -> str | None:
+    """The module the benchmark imported from, moved the way the class's own module moved, when it still
+    exports the class: a package renamed (`top.ops.gemm` -> `tileops.ops.gemm`) turns `from top.ops import
+    GemmOp` into `from tileops.ops import GemmOp`, as engineers write it, not an import from the defining
+    module."""
+    old, new = old_ref.module.split("."), succ.module.split(".")
+    same = 0
+    while same < min(len(old), len(new)) and old[-1 - same] == new[-1 - same]:
+        same += 1
+    if same == 0:
+        return None
+    old_top, new_top, parts = old[: len(old) - same], new[: len(new) - same], module.split(".")
+    if parts[: len(old_top)] != old_top:
+        return None
+    moved = ".".join(new_top + parts[len(old_top) :])
+    return moved if moved != module and j.new_p.resolve_name(moved, succ.name) == succ else None
 
 
 def _spelled_as(spelled: str, succ: ClassRef, j: Judging) -> str:

@@ -191,3 +191,20 @@ def test_a_dict_the_function_also_reads_elsewhere_is_left_with_the_reason(repo: 
     r = repo.cli("fix")
     assert repo.read(BENCH) == before
     assert "its splatted dict is also used elsewhere in the function" in r.stdout, r.stdout
+
+
+def test_an_import_from_a_renamed_package_follows_the_package(repo: Repo) -> None:
+    # TileOPs 5a9e54d6 renamed `top` to `tileops`: `from top.ops import GemmOp` became `from tileops.ops
+    # import GemmOp`, not an import from the module that defines the class.
+    impl = "class Thing:\n    def __init__(self, n, dtype=None):\n        self.n = n\n"
+    repo.write("src/minitile/ops/legacy/__init__.py", "from minitile.ops.legacy.impl import Thing\n")
+    repo.write("src/minitile/ops/legacy/impl.py", impl)
+    repo.write(
+        BENCH, "from minitile.ops.legacy import Thing\n\n\ndef test_thing():\n    Thing(4, dtype=None)\n"
+    )
+    repo.commit("a package and its benchmark")
+    repo.git("mv", "src/minitile/ops/legacy", "src/minitile/ops/modern")
+    repo.write("src/minitile/ops/modern/__init__.py", "from minitile.ops.modern.impl import Thing\n")
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    assert repo.read(BENCH).startswith("from minitile.ops.modern import Thing\n"), r.stdout + repo.read(BENCH)

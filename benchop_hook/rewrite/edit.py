@@ -60,12 +60,27 @@ def _reflow_commas(original: Sequence, items: list) -> list:
     last_comma = original[-1].comma if n else cst.MaybeSentinel.DEFAULT
     middle = [original[i].comma for i in range(n - 1) if isinstance(original[i].comma, cst.Comma)]
     sep = _plain(middle[-1]) if middle else _SPACE_COMMA
+    kept = {idx for _, idx in items if idx is not None}
+
+    def breaks(c: object) -> bool:
+        return isinstance(c, cst.Comma) and isinstance(c.whitespace_after, cst.ParenthesizedWhitespace)
+
+    def after(idx: int, own: cst.Comma) -> cst.Comma:
+        # An element dropped at the end of its line takes its line break with it unless the one before
+        # it, now at the end of that line, keeps it: `b=2, c=3,` / `d=4` without c stays two lines.
+        k = idx + 1
+        while k < n - 1 and k not in kept:
+            if breaks(original[k].comma) and not breaks(own):
+                return _merge(own, _plain(original[k].comma))
+            k += 1
+        return own
+
     out = []
     for j, (node, idx) in enumerate(items):
         own = original[idx].comma if idx is not None else None
         if j < len(items) - 1:
             if idx is not None and idx < n - 1 and isinstance(own, cst.Comma):
-                c = own
+                c = after(idx, own)
             elif isinstance(own, cst.Comma):
                 c = _merge(own, sep)  # the old last one, no longer last
             else:

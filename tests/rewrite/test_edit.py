@@ -126,3 +126,14 @@ def test_an_import_whose_names_went_different_ways_is_left_with_the_reason() -> 
         "`from workloads.reduce import ...` also imports names that did not move to workloads.reduction: "
         "split that import by hand"
     ]
+
+
+def test_an_argument_dropped_at_the_end_of_its_line_keeps_the_line_break() -> None:
+    # TileOPs 82535c3d: `dtype=DTYPE,` ended a line of a multi-line dict(...); the next keyword stays on its
+    # own line, as the engineers' later edit has it.
+    from benchop_hook.fixing.plan import ArgOp
+
+    src = b"kwargs = dict(\n    a=1, b=2, dtype=DTYPE,\n    activation=ACT,\n)\n"
+    call = ast.parse(src).body[0].value  # type: ignore[attr-defined]
+    res = rewrite(src, [CallEdit(1, 9, call.end_lineno, call.end_col_offset, (ArgOp("drop", 2),))])
+    assert res.data == b"kwargs = dict(\n    a=1, b=2,\n    activation=ACT,\n)\n"

@@ -18,7 +18,7 @@ from benchop_hook.analysis.cases import Cases
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.locate import analyze
 from benchop_hook.analysis.renames import name_words
-from benchop_hook.analysis.signatures import Signature
+from benchop_hook.analysis.signatures import Signature, expr_key
 from benchop_hook.fixing.choices import choice_words, is_choice
 from benchop_hook.fixing.commit_range import authored_lines
 from benchop_hook.fixing.context import change_signatures
@@ -101,16 +101,9 @@ def _tests_drop(ch: Choice, j: Judging) -> bool:
     return j.evidence.drops_same_way(old, new, ch.param, ch.value, ch.old_sig, ch.new_sig)
 
 
-def _dump(src: str) -> str | None:
-    try:
-        return ast.dump(ast.parse(src.strip(), mode="eval").body)
-    except SyntaxError:
-        return None
-
-
 def _keeps(e: CallSite, ch: Choice, j: Judging) -> bool:
     """Whether call `e` of the edited file still carries the choice."""
-    want = _dump(ch.value)
+    want = expr_key(ch.value)
     if want is None:
         return True  # nothing to compare: not this check's to refuse
     flag = isinstance(ast.parse(ch.value.strip(), mode="eval").body, ast.Constant) and ch.value.strip() in (
@@ -119,7 +112,7 @@ def _keeps(e: CallSite, ch: Choice, j: Judging) -> bool:
         "None",
     )
     args = [a for a in (e.expanded_args or e.args) if a.kind in ("pos", "kw")]
-    if any(a.kind == "kw" and a.keyword == ch.param and _dump(a.source) == want for a in args):
+    if any(a.kind == "kw" and a.keyword == ch.param and expr_key(a.source) == want for a in args):
         return True
     if any(_bound(args, j.new_p.constructor(cls), ch.param) == want for cls in e.classes if e.method is None):
         return True
@@ -133,7 +126,7 @@ def _bound(args: Sequence[Arg], sig: Signature | None, param: str) -> str | None
     targets = targets_of(args, sig) if sig is not None else None
     if targets is None:
         return None
-    return next((_dump(a.source) for a, p in zip(args, targets) if p == param), None)
+    return next((expr_key(a.source) for a, p in zip(args, targets) if p == param), None)
 
 
 def _contains(a: Arg, want: str) -> bool:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from benchop_hook.analysis import trees
 from benchop_hook.analysis.binding import CallShape, bind
 from benchop_hook.analysis.callsites import Arg, CallSite
-from benchop_hook.analysis.signatures import Signature
+from benchop_hook.analysis.signatures import Signature, expr_key
 
 OLD = "OLD"  # how a template names the old call's value of a parameter: OLD[N]
 
@@ -158,13 +158,13 @@ def template_of(
     ov, nv = bound(pair.old, old_sig), bound(pair.new, new_sig)
     if ov is None or nv is None:
         return f"{pair.where}: the calls do not bind their signatures"
-    olds = {q: _dump(v) for q, v in ov.items()}
+    olds = {q: expr_key(v) for q, v in ov.items()}
     if None in olds.values():
         return f"{pair.where}: an old value does not parse"
     sets: list[tuple[str, Expr]] = []
     used: set[str] = set()
     for p, text in nv.items():
-        if p in ov and old_sig.get(p) is not None and olds[p] == _dump(text):
+        if p in ov and old_sig.get(p) is not None and olds[p] == expr_key(text):
             used.add(p)
             continue  # the same parameter keeps its value (a literal True too): nothing to learn
         expr = _express(text, {q: d for q, d in olds.items() if d is not None})
@@ -182,13 +182,6 @@ def template_of(
     if any(q not in nv for q in kept):
         return f"{pair.where}: the new call leaves out {', '.join(q for q in kept if q not in nv)}"
     return Template(tuple(sorted(sets, key=lambda s: s[0])), dropped)
-
-
-def _dump(text: str) -> str | None:
-    try:
-        return ast.dump(ast.parse(text.strip(), mode="eval").body)
-    except (SyntaxError, ValueError):
-        return None
 
 
 def _express(text: str, olds: Mapping[str, str]) -> Expr | str:
@@ -301,7 +294,7 @@ def from_old_calls(src: str, pairs: Iterable[Pair]) -> str | None:
     inside = {ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.expr) and not _trivial(n)}
     for p in pairs:
         for a in p.old.args:
-            d = _dump(a.source)
+            d = expr_key(a.source)
             if d is not None and d in inside:
                 return p.where
     return None

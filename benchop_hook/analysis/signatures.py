@@ -246,6 +246,15 @@ def is_staticmethod(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
 
 
+def expr_key(src: str) -> str | None:
+    """An expression's source by meaning, not formatting (`(n,)` and `( n, )` are one key); None when it does
+    not parse as an expression."""
+    try:
+        return ast.dump(ast.parse(src.strip(), mode="eval").body)
+    except (SyntaxError, ValueError):
+        return None
+
+
 def same_default(a: str | None, b: str | None) -> bool:
     """Defaults compare by meaning of their source, not its formatting."""
     if a is None or b is None:

@@ -17,6 +17,7 @@ from benchop_hook.analysis.callsites import Arg, ArgKind
 from benchop_hook.analysis.edits import Edit, EditKind, param_map
 from benchop_hook.analysis.signatures import (
     Signature,
+    expr_key,
     free_names,
     is_constant_source,
 )
@@ -138,13 +139,9 @@ def _same_values(
     """Every parameter ends up with the same value, passed or defaulted, under both bindings: a positional
     `None` that moved from one slot defaulting to None into another (`MeshResource(dp, tp, None, None)` when a
     `tpsp_resource=None` was inserted third) changes nothing, and rewriting it would be noise."""
-    import ast
 
     def dump(src: str | None) -> str | None:
-        try:
-            return ast.dump(ast.parse(src.strip(), mode="eval").body) if src is not None else None
-        except SyntaxError:
-            return None
+        return expr_key(src) if src is not None else None
 
     def old_key(name: str) -> str:
         renamed = pmap.get(name, name)

@@ -9,7 +9,6 @@ import collections
 import contextlib
 import os
 import shutil
-import signal
 import stat
 import subprocess
 import tempfile
@@ -21,6 +20,7 @@ from typing import IO
 
 from benchop_hook.git import repo as gitrepo
 from benchop_hook.git import sandbox as gitsandbox
+from benchop_hook.run.runner import kill_group
 
 # What tools leave in a working tree: caches, an agent's history and settings. Never part of its edit.
 LEFT_BEHIND = [
@@ -130,6 +130,8 @@ def run_agent(
             code = None
         finally:
             kill_group(proc)  # a timeout, Ctrl-C, or what a finished agent left running
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
         reader.join(timeout=5)
         seconds = time.monotonic() - start
         log.write(
@@ -163,27 +165,3 @@ def _answer(tail: collections.deque[bytes]) -> str:
     return ""
 
 
-def kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the process group, then SIGKILL to what is left of it."""
-    for sig, wait in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            break
-        if _gone(proc, wait):
-            break
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=5)
-
-
-def _gone(proc: subprocess.Popen[bytes], wait: float) -> bool:
-    """Whether the whole group has ended within `wait` seconds."""
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            try:
-                os.killpg(proc.pid, 0)
-            except ProcessLookupError:
-                return True
-        time.sleep(0.05)
-    return False

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from benchop_hook.analysis.callsites import CallSite, char_col, local_binding
 from benchop_hook.fixing.plan import ArgOp, CallEdit, DictEdit, Plan
-from benchop_hook.fixing.results import FileResult, FileVerdict, Finding
+from benchop_hook.fixing.results import FileResult, FileVerdict, Finding, written_args
 
 _NOT_A_LITERAL = "not rewritten: the splatted dict is not a literal bench-op can edit in place"
 _SHARED = (
@@ -118,14 +118,7 @@ def _unplanned(base: FileResult, why: str, *, every: bool = False) -> FileResult
 
 def dict_preview(site: CallSite, d: DictEdit) -> str:
     """What a **dict fix does, as a preview: the call as it is, and the edit of the dict it splats."""
-    args = ", ".join(
-        a.source
-        if a.kind == "pos"
-        else f"{a.keyword}={a.source}"
-        if a.kind == "kw"
-        else ("*" if a.kind == "star" else "**") + a.source
-        for a in site.args
-    )
+    args = written_args(site)
     name = next((a.source for a in site.args if a.kind == "dstar"), "the dict")
     said = {"drop": "{k!r} removed", "rename": "{k!r} renamed to {v!r}", "add_kw": "{k}={v} added"}
     edits = ", ".join(said[op.op].format(k=op.name, v=op.value) for op in d.ops if op.op in said)

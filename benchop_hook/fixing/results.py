@@ -18,9 +18,9 @@ from benchop_hook.fixing.plan import ImportEdit, Plan, Status
 from benchop_hook.git.target import Target
 
 
-def shown_call(site: CallSite, method: str | None, limit: int = 72) -> str:
-    """A call as reports show it: its name (and the method called) and arguments, cut at `limit`."""
-    args = ", ".join(
+def written_args(site: CallSite) -> str:
+    """A call's arguments as written (each one's own source), between its brackets."""
+    return ", ".join(
         a.source
         if a.kind == "pos"
         else f"{a.keyword}={a.source}"
@@ -28,6 +28,11 @@ def shown_call(site: CallSite, method: str | None, limit: int = 72) -> str:
         else ("*" if a.kind == "star" else "**") + a.source
         for a in site.args
     )
+
+
+def shown_call(site: CallSite, method: str | None, limit: int = 72) -> str:
+    """A call as reports show it: its name (and the method called) and arguments, cut at `limit`."""
+    args = written_args(site)
     shown = method and method != "__call__" and not site.func_source.endswith(method)
     text = f"{site.func_source}{f'.{method}' if shown else ''}({args})"
     return text if len(text) <= limit else text[: limit - 4] + "...)"

@@ -214,20 +214,28 @@ def _child_env(extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the process group, then SIGKILL to what is left of it."""
     for sig, wait in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
         try:
             os.killpg(proc.pid, sig)
         except (ProcessLookupError, PermissionError):
             return
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                try:
-                    os.killpg(proc.pid, 0)
-                except ProcessLookupError:
-                    return
-            time.sleep(0.05)
+        if _gone(proc, wait):
+            return
+
+
+def _gone(proc: subprocess.Popen[bytes], wait: float) -> bool:
+    """Whether the whole group has ended within `wait` seconds."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            try:
+                os.killpg(proc.pid, 0)
+            except ProcessLookupError:
+                return True
+        time.sleep(0.05)
+    return False
 
 
 _PROGRESS = (" PASSED", " FAILED", " ERROR", " SKIPPED", " XFAIL", " XPASS")
@@ -344,7 +352,7 @@ def _pump(proc: subprocess.Popen[bytes], out: _Output, *, deadline: float) -> bo
                 break
             out.feed(raw)
     finally:
-        _kill_group(proc)
+        kill_group(proc)
     t.join(timeout=5)
     return timed_out
 
@@ -427,7 +435,7 @@ def _end(proc: subprocess.Popen[bytes]) -> None:
         if f is not None:
             with contextlib.suppress(OSError):
                 f.close()
-    _kill_group(proc)
+    kill_group(proc)
     with contextlib.suppress(subprocess.TimeoutExpired):  # it has had SIGKILL: not worth waiting longer for
         proc.wait(timeout=5)
 

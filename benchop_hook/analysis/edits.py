@@ -80,8 +80,12 @@ def _named(sig: Signature) -> list[Param]:
 
 
 def _could_be_rename(old: Param, new: Param, old_i: int, new_i: int) -> bool:
-    """Same position, same kind, same required-ness, and nothing that contradicts it."""
+    """Same position, same kind, same required-ness, and nothing that contradicts it: another annotation,
+    or another default (`local_batch_size=8` -> `num_tokens_per_microbatch=16384` counts something else:
+    carrying a call's 1 over would ask for one token instead of one sequence)."""
     if old_i != new_i or old.kind is not new.kind or old.required != new.required:
+        return False
+    if old.default is not None and new.default is not None and not same_default(old.default, new.default):
         return False
     return not (old.annotation and new.annotation and old.annotation != new.annotation)
 

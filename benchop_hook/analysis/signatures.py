@@ -211,7 +211,10 @@ def dataclass_info(node: ast.ClassDef, segments: Segments | None = None) -> Data
                 if k.arg == "default":
                     default = src(k.value)
                 elif k.arg == "default_factory":
-                    default = f"{src(k.value)}()"
+                    # `lambda: [...]` is called as `(lambda: [...])()`: the default must read as Python.
+                    f = src(k.value)
+                    plain = isinstance(k.value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+                    default = f"{f}()" if plain else f"({f})()"
         elif v is not None:
             default = src(v)
         kind = (

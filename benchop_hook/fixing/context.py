@@ -86,6 +86,16 @@ def value_source(
 
     def value_for(param: str) -> Value:
         if param in site.scope_names:
+            # (dtype, head_dim_v, arch) against the new (dtype, head_dim, head_dim_v, arch): the variable
+            # already reaches head_dim, and passing it to its namesake too would give both the same value.
+            # Which of the two it was meant for, the call can't say.
+            elsewhere = [a for a in site.expanded_args or site.args if a.source.strip() == param]
+            if elsewhere:
+                return Value(
+                    None,
+                    f"the call already passes the variable '{param}' to another parameter, and which of the "
+                    "two it meant can't be told",
+                )
             return Value(param, f"a variable named '{param}' is in scope at the call")
         if from_template and param in from_template:
             return from_template[param]

@@ -50,6 +50,12 @@ CASES = [
         "(m, s=list(), d=3)",
     ),
     (
+        "factory-lambda-called-in-brackets",
+        DC + "@dataclass\nclass A:\n    s: list = field(default_factory=lambda: [1, 2])\n",
+        "A",
+        "(s=(lambda: [1, 2])())",
+    ),
+    (
         "classvar-and-init-false-excluded",
         DC + "@dataclass\nclass A:\n    K: ClassVar[int] = 3\n    m: int\n"
         "    cache: dict = field(init=False, default_factory=dict)\n    plain = 5\n",

@@ -208,3 +208,59 @@ def test_an_import_from_a_renamed_package_follows_the_package(repo: Repo) -> Non
     repo.git("add", "-A")
     r = repo.cli("fix")
     assert repo.read(BENCH).startswith("from minitile.ops.modern import Thing\n"), r.stdout + repo.read(BENCH)
+
+
+def test_a_keyword_in_the_same_slot_with_another_default_is_no_rename(repo: Repo) -> None:
+    # torchtitan: `TrainingConfig(*, local_batch_size=8, seq_len=2048)` became `(*,
+    # num_tokens_per_microbatch_per_dp_rank=16384, max_context_length=2048)`: the first counts tokens now, not
+    # sequences, and carrying a call's 1 over would ask for one token. The second kept its default: a rename.
+    _start(
+        repo,
+        "class Train:\n    def __init__(self, *, local_batch_size=8, seq_len=2048):\n        self.b = 1\n",
+        "from minitile.ops.other import Train\n\n\ndef test_train():\n"
+        "    Train(local_batch_size=1, seq_len=128)\n",
+    )
+    repo.replace(
+        OPS,
+        "(self, *, local_batch_size=8, seq_len=2048)",
+        "(self, *, num_tokens_per_microbatch=16384, max_context_length=2048)",
+    )
+    repo.git("add", "-A")
+    before = repo.read(BENCH)
+    r = repo.cli("fix")
+    assert repo.read(BENCH) == before, repo.read(BENCH)
+    assert "'local_batch_size' removed; 'seq_len' renamed to 'max_context_length'" in r.stdout, r.stdout
+    assert "it passes local_batch_size=1, a choice" in r.stdout, r.stdout
+
+
+def test_a_variable_already_passed_elsewhere_does_not_fill_its_namesake_too(repo: Repo) -> None:
+    # flash-attention: `Preprocess(dtype, head_dim_v, arch)` once `head_dim_v` is inserted after `head_dim`.
+    # The variable reaches head_dim; passing it to head_dim_v as well gives both dims one value (192/128
+    # measured as 128/128). Which one it was meant for, the call can't say.
+    _start(
+        repo,
+        "class Pre:\n    def __init__(self, dtype, head_dim, arch):\n        self.d = head_dim\n",
+        "from minitile.ops.other import Pre\n\n\n"
+        "def test_pre(dtype=1, head_dim=192, head_dim_v=128, arch=90):\n"
+        "    Pre(dtype, head_dim_v, arch)\n",
+    )
+    repo.replace(OPS, "(self, dtype, head_dim, arch)", "(self, dtype, head_dim, head_dim_v, arch)")
+    repo.git("add", "-A")
+    before = repo.read(BENCH)
+    r = repo.cli("fix")
+    assert repo.read(BENCH) == before, repo.read(BENCH)
+    assert "the call already passes the variable 'head_dim_v' to another parameter" in r.stdout, r.stdout
+
+
+def test_a_variable_named_after_a_new_parameter_and_passed_nowhere_else_still_fills_it(repo: Repo) -> None:
+    _start(
+        repo,
+        "class Pre:\n    def __init__(self, dtype, head_dim, arch):\n        self.d = head_dim\n",
+        "from minitile.ops.other import Pre\n\n\n"
+        "def test_pre(dtype=1, head_dim=192, head_dim_v=128, arch=90):\n"
+        "    Pre(dtype, head_dim, arch)\n",
+    )
+    repo.replace(OPS, "(self, dtype, head_dim, arch)", "(self, dtype, head_dim, head_dim_v, arch)")
+    repo.git("add", "-A")
+    repo.cli("fix")
+    assert "head_dim_v=head_dim_v" in repo.read(BENCH), repo.read(BENCH)

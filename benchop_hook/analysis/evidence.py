@@ -8,7 +8,7 @@ alone can't tell, and for whether a changed default is meant.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from benchop_hook.analysis.callsites import CallSite
 from benchop_hook.analysis.edits import Edit
@@ -95,13 +95,43 @@ class TestEvidence:
     def _calls(self, project: Project, path: str, name: str, ref: ClassRef, side: str) -> list[CallSite]:
         key = (side, path)
         if key not in self._sites:
-            data = project.snapshot.read(path)
-            if data is None:
-                self._sites[key] = []
-            else:
-                az = analyze(path, data, project)
-                self._sites[key] = [s for s in az.calls() if s.method is None]
+            self._sites[key] = self.sites_of(key)
         return [s for s in self._sites[key] if s.classes == {ref}]
+
+    def sites_of(self, key: tuple[str, str]) -> list[CallSite]:
+        """Every constructor call in one side ("old" or "new") of a file: what `_calls` keeps of it."""
+        side, path = key
+        project = self.new_p if side == "new" else self.old_p
+        data = project.snapshot.read(path) if project is not None else None
+        if data is None or project is None:
+            return []
+        return [s for s in analyze(path, data, project).calls() if s.method is None]
+
+    def likely_read(self, names: Iterable[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
+        """The sides of the changed tests and examples that the evidence for calls of the named classes
+        (old name, new name) reads, and that are not analysed yet: a side that names one of them, of a file
+        whose new side does. A guess for the order of work only: a file is analysed the same whenever it
+        is."""
+        if self.old_p is None:
+            return []
+        pairs = list(names)
+        olds, news = [o for o, _ in pairs], [n for _, n in pairs]
+        out: list[tuple[str, str]] = []
+        for old_path, new_path in dict.fromkeys([*self.examples, *self.changed]):
+            new_data = self.new_p.snapshot.read(new_path) if new_path else None
+            if new_path is None or new_data is None or not any(n in new_data for n in news):
+                continue
+            keys = [("new", new_path)]
+            old_data = self.old_p.snapshot.read(old_path) if old_path else None
+            if old_path is not None and old_data is not None and any(o in old_data for o in olds):
+                keys.append(("old", old_path))
+            out += [k for k in keys if k not in self._sites and k not in out]
+        return out
+
+    def adopt(self, found: Mapping[tuple[str, str], list[CallSite]]) -> None:
+        """Call sites `sites_of` answered elsewhere (a forked child), kept as if found here."""
+        for key, sites in found.items():
+            self._sites.setdefault(key, sites)
 
     def _new_calls(self, ref: ClassRef, paths: Iterable[str]) -> list[CallSite]:
         out: list[CallSite] = []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from benchop_hook.analysis.changes import OpChange
@@ -28,6 +28,7 @@ from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
 
 JUDGE_FORK_WEIGHT = 200_000  # bytes of the benchmark files judged (each costs its imports' parses too)
+EVIDENCE_FORK_WEIGHT = 100_000  # bytes of changed tests to analyse first: about 0.2 s of one core
 REWRITE_FORK_WEIGHT = 1  # the same when a rewrite is likely: libcst's import then overlaps the judging
 _SYMLINK = "a symlink; bench-op never writes through one, so fix the file it points to by hand"
 
@@ -167,15 +168,46 @@ def judge_files(
     rewriting = rewrite and any(likely)
     threshold = REWRITE_FORK_WEIGHT if rewriting else JUDGE_FORK_WEIGHT
     shared = sum(weights) >= threshold and forked.can_fork()
+    warmed = shared and warm_evidence(j, blobs, meanwhile=_import_rewriter if rewriting else None)
     done = forked.map_split(
         lambda k: judge_file(paths[k], blobs[k], j, (authored or {}).get(paths[k], frozenset())),
         range(len(paths)),
         weights,
         min_weight=threshold,
         first=likely,
-        meanwhile=_import_rewriter if rewriting and shared else None,
+        meanwhile=_import_rewriter if rewriting and shared and not warmed else None,
     )
     return [apply(v, rewrite=rewrite, line_length=line_length) for v in done if v is not None]
+
+
+def warm_evidence(
+    j: Judging, blobs: Sequence[bytes | None], meanwhile: Callable[[], object] | None = None
+) -> bool:
+    """The changed tests and examples the judging is likely to read, analysed by two processes before it
+    starts: the judging reads them for the calls of a class it can't settle from the signatures alone, and
+    two processes judging files of one family would each analyse them. The classes are those whose
+    signature changed and that a judged file names. `meanwhile` runs here while the child works. Whether it
+    ran: it runs only when the files are worth a fork."""
+    from benchop_hook.fixing import forked
+
+    ev = j.evidence
+    names = [
+        (c.old.name.encode(), c.new.name.encode())
+        for c in j.changes
+        if c.old is not None and c.new is not None and c.edits
+    ]
+    named = [(o, n) for o, n in names if any(b is not None and (o in b or n in b) for b in blobs)]
+    keys = ev.likely_read(named)
+    weights = [len(_side(j, side).snapshot.read(path) or b"") for side, path in keys]
+    if sum(weights) < EVIDENCE_FORK_WEIGHT or not forked.can_fork():
+        return False  # each is analysed when first asked, as before
+    found = forked.map_split(ev.sites_of, keys, weights, min_weight=EVIDENCE_FORK_WEIGHT, meanwhile=meanwhile)
+    ev.adopt(dict(zip(keys, found)))
+    return True
+
+
+def _side(j: Judging, side: str) -> Project:
+    return j.old_p if side == "old" and j.old_p is not None else j.new_p
 
 
 def _import_rewriter() -> None:

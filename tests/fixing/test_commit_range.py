@@ -91,3 +91,53 @@ def test_a_likely_rewrite_is_judged_in_a_child_while_libcst_is_imported(
     monkeypatch.setattr(os, "fork", counted)
     assert cli.main(["fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD"]) == 0
     assert forks == [1]
+
+
+def test_the_tests_two_judging_processes_read_are_analysed_once_before_they_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The changed tests are analysed by two processes ahead of the judging (each judging process would
+    otherwise analyse the ones its files need): the same answers, the commit's own edit still learned."""
+    from benchop_hook.analysis.evidence import TestEvidence
+    from benchop_hook.fixing import commit_range as pipeline
+    from benchop_hook.fixing import forked
+
+    if not forked.can_fork():
+        pytest.skip("no fork on this machine (one core, or threads running)")
+    old = "class Norm{k}:\n    def __init__(self, M, hidden, dtype):\n        self.h = hidden\n"
+    files = {f"workloads/n{k}.py": old.format(k=k) for k in range(4)}
+    files["workloads/__init__.py"] = ""
+    for k in range(4):
+        files[f"benchmarks/bench_n{k}.py"] = (
+            f"from workloads.n{k} import Norm{k}\n\n\n"
+            f"def test_bench(M=1, hidden=2, dtype='f32'):\n    Norm{k}(M, hidden, dtype)\n"
+        )
+        files[f"tests/test_n{k}.py"] = (
+            f"from workloads.n{k} import Norm{k}\n\n\ndef test_n():\n    Norm{k}(4, 64, 'f32')\n"
+        )
+    repo = make(tmp_path, files)
+    for k in range(4):
+        repo.replace(f"workloads/n{k}.py", "(self, M, hidden, dtype)", "(self, normalized_shape, dtype)")
+        repo.replace(f"tests/test_n{k}.py", f"Norm{k}(4, 64, 'f32')", f"Norm{k}((64,), 'f32')")
+    repo.commit("norms take the normalized shape")
+    monkeypatch.chdir(repo.path)
+    adopted: list[int] = []
+    real_adopt = TestEvidence.adopt
+
+    def adopt(self: TestEvidence, found: dict) -> None:  # type: ignore[type-arg]  # as the real one
+        adopted.append(len(found))
+        real_adopt(self, found)
+
+    monkeypatch.setattr(TestEvidence, "adopt", adopt)
+    forks, outs = without_and_with_fork(
+        monkeypatch,
+        capsys,
+        pipeline,
+        ("JUDGE_FORK_WEIGHT", "REWRITE_FORK_WEIGHT", "EVIDENCE_FORK_WEIGHT"),
+        ["fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD"],
+    )
+    assert forks == 2  # the tests' analysis, then the judging
+    assert adopted == [8]  # both sides of the four tests
+    assert outs[0] == outs[1]
+    out = outs[0][1].out + outs[0][1].err
+    assert all(f"Norm{k}(normalized_shape=(hidden,), dtype=dtype)" in out for k in range(4)), out

@@ -43,6 +43,7 @@ class Evaluator:
         self._resolve_attr = resolve_attr
         self._helper_args = helper_args
         self._calls_by_name: dict[str, list[ast.Call]] | None = None
+        self._names: dict[tuple[str, int, int], set[Atom]] = {}
 
     def eval(self, expr: ast.expr, scope: Scope, depth: int = 0) -> set[Atom]:
         if depth > 10:
@@ -254,6 +255,17 @@ class Evaluator:
         return []
 
     def _eval_name(self, name: str, scope: Scope, depth: int) -> set[Atom]:
+        """What a name read in `scope` can hold. The answer depends on the name, the scope and the depth
+        alone (the scopes are complete before anything is evaluated, and nothing evaluated changes them),
+        and a module reads the same few names (`torch`, `pytest`, a helper) in every call: each is followed
+        once. A copy is returned, as the same set built again: callers add to what they get."""
+        key = (name, id(scope), depth)
+        found = self._names.get(key)
+        if found is None:
+            found = self._names[key] = self._follow_name(name, scope, depth)
+        return found.copy()
+
+    def _follow_name(self, name: str, scope: Scope, depth: int) -> set[Atom]:
         s: Scope | None = scope
         while s is not None:
             if name in s.globals_ and s is not self.module_scope:

@@ -22,7 +22,7 @@ from benchop_hook.fixing.context import StaticContext
 from benchop_hook.fixing.detect import Projects, Sources, detect_changes, evidence_for
 from benchop_hook.fixing.judge import judge_file
 from benchop_hook.fixing.judging import Judging
-from benchop_hook.fixing.results import FileResult, StaticResult
+from benchop_hook.fixing.results import FileResult, FileVerdict, StaticResult
 from benchop_hook.git.snapshots import Snapshot, WorkTree
 from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
@@ -169,15 +169,27 @@ def judge_files(
     threshold = REWRITE_FORK_WEIGHT if rewriting else JUDGE_FORK_WEIGHT
     shared = sum(weights) >= threshold and forked.can_fork()
     warmed = shared and warm_evidence(j, blobs, meanwhile=_import_rewriter if rewriting else None)
+    # With libcst already imported here, a forked child has it too: each process rewrites the files it
+    # judged, and no rewrite is left for this process alone at the end.
+    rewrites_too = warmed and rewriting
+
+    def judged(k: int) -> FileVerdict | FileResult | None:
+        v = judge_file(paths[k], blobs[k], j, (authored or {}).get(paths[k], frozenset()))
+        return apply(v, rewrite=rewrite, line_length=line_length) if v is not None and rewrites_too else v
+
     done = forked.map_split(
-        lambda k: judge_file(paths[k], blobs[k], j, (authored or {}).get(paths[k], frozenset())),
+        judged,
         range(len(paths)),
         weights,
         min_weight=threshold,
         first=likely,
         meanwhile=_import_rewriter if rewriting and shared and not warmed else None,
     )
-    return [apply(v, rewrite=rewrite, line_length=line_length) for v in done if v is not None]
+    return [
+        v if isinstance(v, FileResult) else apply(v, rewrite=rewrite, line_length=line_length)
+        for v in done
+        if v is not None
+    ]
 
 
 def warm_evidence(

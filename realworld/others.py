@@ -1897,6 +1897,36 @@ CORPUS += [
         "required "
         "first parameter",
     ),
+    # Found by scanning libraries outside the corpus (docs/real-world.md): one wrong rewrite each.
+    Entry(
+        "torchtitan-73aed7f",
+        "torchtitan",
+        "pytorch/torchtitan",
+        "73aed7f6c09c04041dae2d2c185bb4c6384ebb3f",
+        _cfg(
+            ["torchtitan/models/**/*.py", "torchtitan/components/**/*.py", "torchtitan/config/**/*.py",
+             "torchtitan/*.py"],
+            [],
+            ["scripts/**/*.py"],
+            ["tests/**/*.py"],
+        ),
+        "TrainingConfig(*, local_batch_size=8, seq_len=2048, ...) -> (*, num_tokens_per_microbatch_per_dp_rank"
+        "=16384, max_context_length=2048, ...): sequences became tokens in the same slot",
+    ),
+    Entry(
+        "flashattn-156137b",
+        "flashattn",
+        "Dao-AILab/flash-attention",
+        "156137b153ceaf2d0b078a505804f3626f7b395a",
+        _cfg(
+            ["flash_attn/cute/flash_*.py"],
+            [],
+            ["flash_attn/cute/interface.py"],  # the one module that builds the kernels, as a benchmark
+            ["tests/cute/**/*.py"],
+        ),
+        "FlashAttentionBackwardPreprocess(dtype, head_dim, arch, ...) -> (dtype, head_dim, head_dim_v, arch, "
+        "...): a required parameter inserted; the old call passed head_dim_v to head_dim",
+    ),
 ]
 
 # Surveyed and left out (library, commit: why). The survey: every non-merge commit of each clone that changed
@@ -1946,7 +1976,7 @@ REJECTED: list[tuple[str, str]] = [
         "constructors only grew)",
     ),
     (
-        "torchtitan",
+        "torchtitan (but 73aed7f)",
         "its example configs are nested `X.Config` dataclasses built in one registry file; the "
         "changes are field additions",
     ),

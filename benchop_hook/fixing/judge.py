@@ -92,7 +92,8 @@ def judge_call(site: CallSite, j: Judging, cases: Cases | None = None) -> Findin
     if not changed:
         return None
     op = "/".join(sorted({c.name for c in changed}))
-    unknown = UNKNOWN in site.atoms or len(changed) != n_relevant
+    others = len(changed) != n_relevant  # classes whose signatures did not change reach it too
+    unknown = UNKNOWN in site.atoms or others
 
     # Every class that can reach the call must agree on the change.
     def key(c: OpChange) -> object:
@@ -105,16 +106,31 @@ def judge_call(site: CallSite, j: Judging, cases: Cases | None = None) -> Findin
     distinct: dict[object, list[OpChange]] = {}
     for c in changed:
         distinct.setdefault(key(c), []).append(c)
-    if unknown and site.via != "direct":
-        if all(judge_one(site, op, cs[0], j, cases) is None for cs in distinct.values()):
+    # `configs[name]()` is a direct call too: what it reaches is every class of the dict, and an edit made for
+    # the one that changed (a pinned default, a renamed keyword) would change or break the others' cases.
+    if unknown and (site.via != "direct" or others):
+        found = [judge_one(site, op, cs[0], j, cases) for cs in distinct.values()]
+        if all(f is None for f in found):
             return None  # it binds unchanged for every changed class, and the others did not change
         other = "other values" if UNKNOWN in site.atoms else "Ops whose signatures did not change"
+        if all(f is None or (f.status is Status.UNKNOWN and f.plan is None) for f in found):
+            # Only a run can tell for the changed classes, and the others bind as they did: so for the call.
+            first = next(f for f in found if f is not None)
+            return replace(first, info=(*first.info, f"reached through {site.via} by {op} and {other}"))
+        parts = [
+            f"{', '.join(sorted(c.name for c in cs))}: {_fix_of(site, f)}"
+            for cs, f in zip(distinct.values(), found)
+        ]
+        if others:
+            parts.append("the others: no change needed")
         return Finding(
             site,
             op,
             Status.AMBIGUOUS,
             f"reached through {site.via} by {op} and {other}",
-            why_not="the classes that can reach this call don't agree on one fix: update it by hand",
+            why_not="the classes that can reach this call don't agree on one fix: update it by hand ("
+            + "; ".join(parts)
+            + ")",
             method=method,
         )
     if len(keys) > 1:
@@ -388,14 +404,7 @@ def agreed(
             return None
         more = (f"the same rewrite for each of {op}",) if len(outcomes) > 1 else ()
         return replace(first, op=op, info=first.info + more)
-    parts = []
-    for name, f in outcomes:
-        if f is None:
-            parts.append(f"{name}: no change needed")
-        elif f.plan is not None and f.plan.ops:
-            parts.append(f"{name}: {site.func_source}{f.plan.preview}")
-        else:
-            parts.append(f"{name}: {f.why_not or f.problem}")
+    parts = [f"{name}: {_fix_of(site, f)}" for name, f in outcomes]
     return Finding(
         site,
         op,
@@ -404,3 +413,12 @@ def agreed(
         why_not="the classes need different fixes, update it by hand: " + "; ".join(parts),
         method=method,
     )
+
+
+def _fix_of(site: CallSite, f: Finding | None) -> str:
+    """What one class's outcome asks of the call, in a list of several."""
+    if f is None:
+        return "no change needed"
+    if f.plan is not None and f.plan.ops:
+        return f"{site.func_source}{f.plan.preview}"
+    return f.why_not or f.problem

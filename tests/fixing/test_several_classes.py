@@ -72,3 +72,68 @@ def test_one_call_several_classes(repo: Repo, norm: str, body: str, expected: li
     for e in expected:
         assert any(e in ln for ln in lines), r.stdout
     assert "don't agree on one fix" not in r.stdout
+
+
+# fla (flash-linear-attention): `configs[name]()` over a dict of config classes of which one changed.
+DICT_BENCH = (
+    "import pytest\nfrom minitile.ops.other import AConfig, BConfig\n\n"
+    "configs = {'a': AConfig, 'b': BConfig}\n\n\n"
+    "@pytest.mark.parametrize('name', ['a', 'b'])\ndef test_cfg(name):\n    {call}\n"
+)
+CONFIGS = (
+    "class AConfig:\n    def __init__(self, hidden=64, num_heads=8, eps=1e-5):\n"
+    "        self.h = num_heads\n\n\n"
+    "class BConfig:\n    def __init__(self, hidden=64, num_heads=4, eps=1e-5):\n        self.h = num_heads\n"
+)
+
+
+@pytest.mark.parametrize(
+    "call, change, shown",
+    [
+        pytest.param(
+            "configs[name]()",
+            ("num_heads=8, eps", "num_heads=4, eps"),
+            "AConfig: configs[name](num_heads=8); the others: no change needed",
+            id="a-pinned-default-would-change-the-other-classes",
+        ),
+        pytest.param(
+            "configs[name](64, eps=1e-6)",
+            ("num_heads=8, eps=1e-5)", "num_heads=8, norm_eps=1e-5)"),
+            "AConfig: configs[name](64, norm_eps=1e-6); the others: no change needed",
+            id="a-renamed-keyword-would-not-bind-the-other-classes",
+        ),
+    ],
+)
+def test_a_call_through_a_dict_is_not_rewritten_for_the_one_class_that_changed(
+    repo: Repo, call: str, change: tuple[str, str], shown: str
+) -> None:
+    # The edit the changed class needs would pin AConfig's old 8 on BConfig's cases too, or pass BConfig a
+    # keyword it does not take: each class's fix is listed for a hand edit.
+    repo.write("src/minitile/ops/other.py", CONFIGS)
+    repo.write("benchmarks/ops/bench_cfg.py", DICT_BENCH.replace("{call}", call))
+    repo.commit("configs and their benchmark")
+    repo.replace("src/minitile/ops/other.py", *change)
+    repo.git("add", "-A")
+    before = repo.read("benchmarks/ops/bench_cfg.py")
+    r = repo.cli("fix")
+    assert repo.read("benchmarks/ops/bench_cfg.py") == before, repo.read("benchmarks/ops/bench_cfg.py")
+    assert "[reached through dict]" in r.stdout, r.stdout
+    assert shown in r.stdout, r.stdout
+
+
+def test_an_opaque_splat_reaching_changed_and_unchanged_classes_is_left_to_the_run(repo: Repo) -> None:
+    # fla's `config_class(**{...})` under parametrize: the changed class can only be judged by a run, and the
+    # others bind as they did, so the call is left to the run (not a hand edit).
+    repo.write("src/minitile/ops/other.py", CONFIGS)
+    repo.write(
+        "benchmarks/ops/bench_cfg.py",
+        "import pytest\nfrom minitile.ops.other import AConfig, BConfig\n\n\n"
+        "@pytest.mark.parametrize('cls', [AConfig, BConfig])\ndef test_cfg(cls, extra):\n"
+        "    cls(hidden=64, **extra)\n",
+    )
+    repo.commit("configs and their benchmark")
+    repo.replace("src/minitile/ops/other.py", "num_heads=8, eps=1e-5)", "num_heads=8, norm_eps=1e-5)")
+    repo.git("add", "-A")
+    r = repo.cli("check")
+    assert "left to the run" in r.stdout, r.stdout
+    assert "don't agree on one fix" not in r.stdout

@@ -84,6 +84,8 @@ class ModuleAnalyzer:
             return "instance"
         if isinstance(func, ast.Attribute):
             return "module"
+        if isinstance(func, ast.Subscript):
+            return "dict"  # `configs[name](...)`: taken from a dict or a list, as `cls = configs[name]` is
         if isinstance(func, ast.Name) and not self._is_import_name(func.id, scope):
             return self._how(func.id, scope)
         if (

@@ -79,11 +79,34 @@ def _named(sig: Signature) -> list[Param]:
     return [p for p in sig.params if p.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)]
 
 
-def _could_be_rename(old: Param, new: Param, old_i: int, new_i: int) -> bool:
-    """Same position, same kind, same required-ness, and nothing that contradicts it: another annotation,
+Slot = tuple[str | None, int]  # the nearest parameter before it that both versions have, and how far after
+
+
+def _slots(named: list[Param], survivors: set[str]) -> dict[str, Slot]:
+    """Each parameter's place among those both versions have: `(M, N, dtypeAB, dtypeC)` and `(N, in_dtype,
+    out_dtype)` put dtypeAB and in_dtype both first after N, whatever went before (`M` removed shifts every
+    index by one: by index, dtypeAB would pair with out_dtype)."""
+    out: dict[str, Slot] = {}
+    prev: str | None = None
+    offset = 0
+    for p in named:
+        out[p.name] = (prev, offset)
+        if p.name in survivors:
+            prev, offset = p.name, 0
+        else:
+            offset += 1
+    return out
+
+
+def _same_slot(old: Param, new: Param, old_slot: Slot, new_slot: Slot) -> bool:
+    return old_slot == new_slot and old.kind is new.kind
+
+
+def _could_be_rename(old: Param, new: Param, old_slot: Slot, new_slot: Slot) -> bool:
+    """Same place, same kind, same required-ness, and nothing that contradicts it: another annotation,
     or another default (`local_batch_size=8` -> `num_tokens_per_microbatch=16384` counts something else:
     carrying a call's 1 over would ask for one token instead of one sequence)."""
-    if old_i != new_i or old.kind is not new.kind or old.required != new.required:
+    if not _same_slot(old, new, old_slot, new_slot) or old.required != new.required:
         return False
     if old.default is not None and new.default is not None and not same_default(old.default, new.default):
         return False
@@ -108,13 +131,9 @@ def _inserts_before_next(
     # (d_in, h_in, w_in) -> (d, h, w): as many new parameters as old ones gone, each in its slot, is a
     # block of renames, not an insertion (an insertion makes the new run longer than the old one).
     olds = old_named[i + 1 : [p.name for p in old_named].index(nxt)]
-    old_names = [p.name for p in old_named]
     return not (
         len(olds) == len(between)
-        and all(
-            _could_be_rename(o, n, old_names.index(o.name), new_names.index(n.name))
-            for o, n in zip(olds, between)
-        )
+        and all(_could_be_rename(o, n, (None, 0), (None, 0)) for o, n in zip(olds, between))
     )
 
 
@@ -201,11 +220,17 @@ def _pair_renames(old_named: list[Param], new_named: list[Param], hints: dict[st
             added.remove(a)
     by_tests = set(renames)
     contested: dict[str, str] = {}
+    survivors = set(old_names) & set(new_names)
+    old_slots, new_slots = _slots(old_named, survivors), _slots(new_named, survivors)
     for r in list(removed):
-        a = next(
-            (p for p in added if _could_be_rename(r, p, old_names.index(r.name), new_names.index(p.name))),
-            None,
-        )
+        a = next((p for p in added if _could_be_rename(r, p, old_slots[r.name], new_slots[p.name])), None)
+        near = next((p for p in added if _same_slot(r, p, old_slots[r.name], new_slots[p.name])), None)
+        if a is None and near is not None:
+            # `forward(weight, res)` -> `forward(inp, out=None)`: a positional value for res now reaches out,
+            # which is optional; `local_batch_size=8` -> `num_tokens=16384`. Neither a rename nor a removal
+            # the slot can tell apart: a value passed for it is not dropped.
+            contested[r.name] = near.name
+            continue
         if a is not None and (
             _inserts_before_next(r, a, old_named, new_names, added) or _folds(r, old_named, new_named)
         ):

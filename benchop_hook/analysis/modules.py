@@ -263,8 +263,14 @@ def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = N
         if d is not None and not isinstance(node.value, ast.Subscript):
             mi.aliases[node.target.id] = d
     elif isinstance(node, ast.If):
-        # `if TYPE_CHECKING:` / version switches: names bound in either branch count.
+        # `if TYPE_CHECKING:` / version switches: names bound in either branch count. But a class defined for
+        # the type checker only is a stub: at run time the `else` branch (`Buffer = BufferAnnot()`) binds the
+        # name, and the stub's `__init__` is no constructor any call reaches.
+        stubs = _type_checking(node.test)
         for sub in (*node.body, *node.orelse):
+            if stubs and sub in node.body and isinstance(sub, ast.ClassDef):
+                mi.names.add(sub.name)
+                continue
             _read_toplevel(sub, mi, segments)
     elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
         # (ast.TryStar, Python 3.11+, has the same fields as ast.Try.)
@@ -279,6 +285,13 @@ def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = N
         )
         for sub in rest:
             mi.names.update(_bound_at_top(sub))
+
+
+def _type_checking(test: ast.expr) -> bool:
+    """`TYPE_CHECKING` or `typing.TYPE_CHECKING` (any module's attribute of that name)."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _read_class(node: ast.ClassDef, segments: Segments | None = None) -> ClassInfo:

@@ -357,7 +357,7 @@ def plan(
                 else "a new value"
             )
             return NoPlan(
-                f"'{p.name}' could be {src} (the argument in its slot) or {scope}; "
+                f"leaves '{p.name}' open: it could be {src} (the argument in its slot) or {scope}; "
                 "the updated tests don't say which: pick one by hand",
                 (p.name,),
             )

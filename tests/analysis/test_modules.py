@@ -251,3 +251,17 @@ def test_recording_notes_the_files_an_answer_read_even_when_cached() -> None:
     assert p.is_op(SUM)
     p.stop_recording()
     assert seen == {"lib/ops/reduce.py", "lib/ops/base.py"}  # SumOp's file, and the one its Op base is in
+
+
+def test_a_class_defined_for_the_type_checker_only_is_no_class() -> None:
+    # tilelang: `Buffer` is a stub class under `if TYPE_CHECKING:`; at run time it is `BufferAnnot()`.
+    src = (
+        "from typing import TYPE_CHECKING\nimport typing\n\n\nclass BufferAnnot:\n    pass\n\n\n"
+        "if TYPE_CHECKING:\n    class Buffer:\n        def __init__(self, shape, dtype='float32'):\n"
+        "            pass\nelse:\n    Buffer = BufferAnnot()\n\n"
+        "if typing.TYPE_CHECKING:\n    class Stub:\n        pass\n\n"
+        "if True:\n    class Real:\n        pass\n"
+    )
+    mi = parse_source(src.encode(), "pkg/annot.py", "pkg.annot")
+    assert set(mi.classes) == {"BufferAnnot", "Real"}
+    assert {"Buffer", "Stub", "Real"} <= mi.names

@@ -107,3 +107,31 @@ def test_bind(params, shape, ok, error):
 )
 def test_constant_source(src, ok):
     assert is_constant_source(src) is ok
+
+
+def test_a_rename_pairs_places_among_the_kept_parameters_not_indexes():
+    # BitBLAS: a leading parameter went, so every index moved by one; by index dtypeAB would become
+    # out_dtype. Among the kept parameters both are the first after K.
+    edits = diff(
+        sig("enable_simplify=True, M=None, K=None, dtypeAB='f16', dtypeC='f16', acc='f16'"),
+        sig("M=None, K=None, in_dtype='f16', out_dtype='f16', acc='f16'"),
+    )
+    renames = {(e.name, e.new_name) for e in edits if e.kind is EditKind.RENAMED}
+    assert renames == {("dtypeAB", "in_dtype"), ("dtypeC", "out_dtype")}
+
+
+@pytest.mark.parametrize(
+    "old, new, removed, contested",
+    [
+        # BitBLAS: `forward(weight, res)` -> `forward(inp, out=None)`: a value for res now reaches out.
+        pytest.param("weight, res", "inp, out=None", "res", "out", id="required-became-optional"),
+        # torchtitan: sequences became tokens in the same keyword-only slot.
+        pytest.param(
+            "*, batch=8, seq=2048", "*, tokens=16384, seq=2048", "batch", "tokens", id="another-default"
+        ),
+    ],
+)
+def test_a_slot_that_changed_what_it_takes_is_contested_not_renamed(old, new, removed, contested):
+    edits = diff(sig(old), sig(new))
+    assert not [e for e in edits if e.kind is EditKind.RENAMED and e.name == removed]
+    assert next(e.contested for e in edits if e.kind is EditKind.REMOVED and e.name == removed) == contested

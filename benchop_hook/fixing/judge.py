@@ -112,6 +112,9 @@ def judge_call(site: CallSite, j: Judging, cases: Cases | None = None) -> Findin
         found = [judge_one(site, op, cs[0], j, cases) for cs in distinct.values()]
         if all(f is None for f in found):
             return None  # it binds unchanged for every changed class, and the others did not change
+        if all(f is None or (f.plan is not None and not f.plan.ops and not f.hand) for f in found):
+            # Only the import follows a renamed or moved class: the call itself stays as it is for all.
+            return next(f for f in found if f is not None)
         other = "other values" if UNKNOWN in site.atoms else "Ops whose signatures did not change"
         if all(f is None or (f.status is Status.UNKNOWN and f.plan is None) for f in found):
             # Only a run can tell for the changed classes, and the others bind as they did: so for the call.

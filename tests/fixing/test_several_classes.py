@@ -137,3 +137,23 @@ def test_an_opaque_splat_reaching_changed_and_unchanged_classes_is_left_to_the_r
     r = repo.cli("check")
     assert "left to the run" in r.stdout, r.stdout
     assert "don't agree on one fix" not in r.stdout
+
+
+def test_a_class_renamed_in_a_dict_with_other_values_has_its_import_followed(repo: Repo) -> None:
+    # TileOPs c39d65d3: `_CMP_OPS[op_name](...)` over EqOp (renamed EqFwdOp, same constructor) and values
+    # bench-op can't follow: only the import changes, the call stays as it is for all of them.
+    repo.write("src/minitile/ops/other.py", CONFIGS)
+    repo.write(
+        "benchmarks/ops/bench_cfg.py",
+        "import pytest\nfrom minitile.ops.other import AConfig\n\n\ndef make():\n    return object\n\n\n"
+        "configs = {'a': AConfig, 'b': make()}\n\n\n"
+        "@pytest.mark.parametrize('name', ['a', 'b'])\ndef test_cfg(name):\n    configs[name](hidden=64)\n",
+    )
+    repo.commit("configs and their benchmark")
+    repo.replace("src/minitile/ops/other.py", "class AConfig:", "class AConfigV2:")
+    repo.git("add", "-A")
+    r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout
+    text = repo.read("benchmarks/ops/bench_cfg.py")
+    assert "from minitile.ops.other import AConfigV2" in text and "configs[name](hidden=64)" in text, text
+    assert "don't agree on one fix" not in r.stdout

@@ -265,12 +265,19 @@ def plan(
     by_position = {e.name for e in edits if e.kind is EditKind.RENAMED and e.by == "position"}
     contested_slot = {e.name: e.contested for e in edits if e.kind is EditKind.REMOVED and e.contested}
     contested: dict[str, str] = {}  # new parameter -> the argument its slot would give it
+    as_keyword: dict[str, str] = {}  # new parameter -> the old one its contested argument was passed as
     new_pos = [p.name for p in new.positional]
     ops: list[ArgOp] = []
     notes: list[str] = []
     final: list[tuple[ArgKind, str, str]] = []  # (kind, param, source) in order
     k = 0
     converting = False
+
+    def _a_choice(a: Arg, p_old: str) -> bool:
+        return (is_choice(a.source, old.get(p_old)) or (varies is not None and varies(a.source))) and (
+            drops_choice is None or not drops_choice(p_old, a.source)
+        )
+
     for i, (a, p_old) in enumerate(zip(args, old_t)):
         if p_old.startswith("*"):
             return NoPlan(f"argument {a.source} goes through {p_old}, which bench-op does not rewrite")
@@ -287,13 +294,13 @@ def plan(
             contested[p_new] = a.source
             ops.append(ArgOp("drop", i))
             continue
-        if p_new is None and p_old in contested_slot:
+        # A keyword passed for a parameter that is gone is a choice first (`bias=True`, whose slot a new
+        # `dilation` took, is not a dilation); a positional one is what its slot gives the new parameter.
+        if p_new is None and p_old in contested_slot and (a.kind != "kw" or not _a_choice(a, p_old)):
             contested[contested_slot[p_old] or ""] = a.source
-        elif (
-            p_new is None
-            and (is_choice(a.source, old.get(p_old)) or (varies is not None and varies(a.source)))
-            and (drops_choice is None or not drops_choice(p_old, a.source))
-        ):
+            if a.kind == "kw":
+                as_keyword[contested_slot[p_old] or ""] = p_old
+        elif p_new is None and _a_choice(a, p_old):
             what = (
                 "a choice"
                 if is_choice(a.source, old.get(p_old))
@@ -356,8 +363,13 @@ def plan(
                 if in_scope is not None and p.name in in_scope
                 else "a new value"
             )
+            where = (
+                f"passed as {as_keyword[p.name]}=, the parameter its slot had"
+                if p.name in as_keyword
+                else "the argument in its slot"
+            )
             return NoPlan(
-                f"leaves '{p.name}' open: it could be {src} (the argument in its slot) or {scope}; "
+                f"leaves '{p.name}' open: it could be {src} ({where}) or {scope}; "
                 "the updated tests don't say which: pick one by hand",
                 (p.name,),
             )

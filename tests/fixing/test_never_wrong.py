@@ -179,8 +179,8 @@ def test_a_renamed_keyword_of_another_type_is_reported(repo: Repo) -> None:
     r = repo.cli("fix")
     assert r.returncode == 1, r.stdout
     # the same slot, but another default: no rename (a KernelChoice does not become a Preference by moving
-    # slots), and the value is not dropped either
-    said = "leaves 'preference' open: it could be KernelChoice.FAST (the argument in its slot)"
+    # slots), and the choice is not dropped either
+    said = "it passes kernel_choice=KernelChoice.FAST, a choice the new signature has no 'kernel_choice' for"
     assert said in r.stdout, r.stdout
     assert "kernel_choice=KernelChoice.FAST" in repo.read("benchmarks/ops/bench_scale.py")
 

@@ -41,6 +41,9 @@ class Edit:
     new_default: str | None = None
     by: RenamedBy | None = None  # RENAMED: what shows it
     contested: str | None = None  # REMOVED: the new parameter in its slot, not taken as its rename (see diff)
+    # REMOVED: contested only for a value passed by position (which the new parameter would take); one passed
+    # by keyword goes with its parameter
+    by_position_only: bool = False
 
     def explain(self) -> str:
         k = self.kind
@@ -164,6 +167,7 @@ class _Pairing(NamedTuple):
     renames: dict[str, str]  # old name -> new name
     by_tests: set[str]  # the old names the tests' hints paired
     contested: dict[str, str]  # removed -> the new parameter in its slot, not taken as its rename
+    by_position_only: set[str]  # the contested ones that only a positional value contests
     removed: list[Param]
     added: list[Param]
 
@@ -181,6 +185,7 @@ def diff(old: Signature, new: Signature, rename_hints: dict[str, str] | None = N
             old_index=old_names.index(p.name),
             old_kind=p.kind,
             contested=pairing.contested.get(p.name),
+            by_position_only=p.name in pairing.by_position_only,
         )
         for p in pairing.removed
     ]
@@ -220,6 +225,7 @@ def _pair_renames(old_named: list[Param], new_named: list[Param], hints: dict[st
             added.remove(a)
     by_tests = set(renames)
     contested: dict[str, str] = {}
+    by_position_only: set[str] = set()
     survivors = set(old_names) & set(new_names)
     old_slots, new_slots = _slots(old_named, survivors), _slots(new_named, survivors)
     for r in list(removed):
@@ -228,8 +234,12 @@ def _pair_renames(old_named: list[Param], new_named: list[Param], hints: dict[st
         if a is None and near is not None:
             # `forward(weight, res)` -> `forward(inp, out=None)`: a positional value for res now reaches out,
             # which is optional; `local_batch_size=8` -> `num_tokens=16384`. Neither a rename nor a removal
-            # the slot can tell apart: a value passed for it is not dropped.
+            # the slot can tell apart: a value passed for it is not dropped. By keyword, `input=shape` goes
+            # with `input` when only required-ness or the annotation differs (`(*, input, end)` -> `(*,
+            # target=None)`: the engineers drop it); another default says the slot counts something else.
             contested[r.name] = near.name
+            if r.default is None or near.default is None or same_default(r.default, near.default):
+                by_position_only.add(r.name)
             continue
         if a is not None and (
             _inserts_before_next(r, a, old_named, new_names, added) or _folds(r, old_named, new_named)
@@ -241,7 +251,7 @@ def _pair_renames(old_named: list[Param], new_named: list[Param], hints: dict[st
             renames[r.name] = a.name
             removed.remove(r)
             added.remove(a)
-    return _Pairing(renames, by_tests, contested, removed, added)
+    return _Pairing(renames, by_tests, contested, by_position_only, removed, added)
 
 
 def _kept_edits(old: Signature, new: Signature, old_named: list[Param], pairing: _Pairing) -> list[Edit]:

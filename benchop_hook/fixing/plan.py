@@ -264,6 +264,7 @@ def plan(
     pmap = param_map(list(edits), old)
     by_position = {e.name for e in edits if e.kind is EditKind.RENAMED and e.by == "position"}
     contested_slot = {e.name: e.contested for e in edits if e.kind is EditKind.REMOVED and e.contested}
+    by_position_only = {e.name for e in edits if e.kind is EditKind.REMOVED and e.by_position_only}
     contested: dict[str, str] = {}  # new parameter -> the argument its slot would give it
     as_keyword: dict[str, str] = {}  # new parameter -> the old one its contested argument was passed as
     new_pos = [p.name for p in new.positional]
@@ -296,7 +297,11 @@ def plan(
             continue
         # A keyword passed for a parameter that is gone is a choice first (`bias=True`, whose slot a new
         # `dilation` took, is not a dilation); a positional one is what its slot gives the new parameter.
-        if p_new is None and p_old in contested_slot and (a.kind != "kw" or not _a_choice(a, p_old)):
+        if (
+            p_new is None
+            and p_old in contested_slot
+            and (a.kind != "kw" or (p_old not in by_position_only and not _a_choice(a, p_old)))
+        ):
             contested[contested_slot[p_old] or ""] = a.source
             if a.kind == "kw":
                 as_keyword[contested_slot[p_old] or ""] = p_old

@@ -303,3 +303,18 @@ def test_a_keyword_whose_slot_another_parameter_took_is_not_dropped(repo: Repo) 
     assert repo.read(BENCH) == before, repo.read(BENCH)
     said = "leaves 'num_tokens_per_microbatch' open: it could be bs (passed as local_batch_size="
     assert said in r.stdout, r.stdout
+
+
+def test_a_keyword_of_a_required_slot_an_optional_parameter_took_goes_with_its_parameter(repo: Repo) -> None:
+    # TileOPs 37e84cf7: `LerpOp(*, input, end, weight)` -> `LerpOp(*, target=None)`. `input=shape` names its
+    # parameter, which is gone: it is dropped, as the engineers did (a positional value would be contested).
+    _start(
+        repo,
+        "class Lerp:\n    def __init__(self, *, input, end, weight):\n        self.x = 1\n",
+        "from minitile.ops.other import Lerp\n\n\ndef test_lerp(shape=(4,)):\n"
+        "    Lerp(input=shape, end=shape, weight=shape)\n",
+    )
+    repo.replace(OPS, "(self, *, input, end, weight)", "(self, *, target=None)")
+    repo.git("add", "-A")
+    repo.cli("fix")
+    assert "    Lerp()\n" in repo.read(BENCH), repo.read(BENCH)

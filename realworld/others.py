@@ -1910,8 +1910,9 @@ CORPUS += [
             ["scripts/**/*.py"],
             ["tests/**/*.py"],
         ),
-        "TrainingConfig(*, local_batch_size=8, seq_len=2048, ...) -> (*, num_tokens_per_microbatch_per_dp_rank"
-        "=16384, max_context_length=2048, ...): sequences became tokens in the same slot",
+        "TrainingConfig(*, local_batch_size=8, seq_len=2048, ...) -> (*, "
+        "num_tokens_per_microbatch_per_dp_rank=16384, max_context_length=2048, ...): sequences became tokens "
+        "in the same slot",
     ),
     Entry(
         "flashattn-156137b",

@@ -263,15 +263,7 @@ def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = N
         if d is not None and not isinstance(node.value, ast.Subscript):
             mi.aliases[node.target.id] = d
     elif isinstance(node, ast.If):
-        # `if TYPE_CHECKING:` / version switches: names bound in either branch count. But a class defined for
-        # the type checker only is a stub: at run time the `else` branch (`Buffer = BufferAnnot()`) binds the
-        # name, and the stub's `__init__` is no constructor any call reaches.
-        stubs = _type_checking(node.test)
-        for sub in (*node.body, *node.orelse):
-            if stubs and sub in node.body and isinstance(sub, ast.ClassDef):
-                mi.names.add(sub.name)
-                continue
-            _read_toplevel(sub, mi, segments)
+        _read_if(node, mi, segments)
     elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
         # (ast.TryStar, Python 3.11+, has the same fields as ast.Try.)
         body: list[ast.stmt] = getattr(node, "body", [])
@@ -285,6 +277,18 @@ def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = N
         )
         for sub in rest:
             mi.names.update(_bound_at_top(sub))
+
+
+def _read_if(node: ast.If, mi: ModuleInfo, segments: Segments | None) -> None:
+    """`if TYPE_CHECKING:` / version switches: names bound in either branch count. But a class defined for the
+    type checker only is a stub: at run time the `else` branch (`Buffer = BufferAnnot()`) binds the name, and
+    the stub's `__init__` is no constructor any call reaches."""
+    stubs = _type_checking(node.test)
+    for sub in (*node.body, *node.orelse):
+        if stubs and sub in node.body and isinstance(sub, ast.ClassDef):
+            mi.names.add(sub.name)
+            continue
+        _read_toplevel(sub, mi, segments)
 
 
 def _type_checking(test: ast.expr) -> bool:

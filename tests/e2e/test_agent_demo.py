@@ -23,7 +23,7 @@ def test_the_agent_demo_shows_the_whole_path(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
     out = r.stdout
     for step in (
-        "not rewritten: it 'shape_a' could be M",  # bench-op blocks: only a person could fix it
+        "not rewritten: it leaves 'shape_a' open: it could be M",  # bench-op blocks: a person decides
         "handing it to the agent (shapes-agent)",
         "the agent's edit passed bench-op's checks",
         "+    op = ops.GemmOp((M, K), (K, N), DTYPE)",

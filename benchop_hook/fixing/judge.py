@@ -31,6 +31,7 @@ from benchop_hook.fixing.plan import (
     judge_now,
     plan,
 )
+from benchop_hook.fixing.refusals import moved_to_constructor
 from benchop_hook.fixing.results import FileVerdict, Finding
 from benchop_hook.fixing.taught import as_the_commit_shows, example_of, in_place, taught_for
 
@@ -287,7 +288,7 @@ def _judge_binding(
         if method is None and change.old and ref
         else None
     )
-    taught = taught_for(site, change, args, sigs, learned, j)
+    taught = _moved_out(method, change, args, sigs, j) or taught_for(site, change, args, sigs, learned, j)
     if isinstance(taught, str):
         return Finding(
             site, op, status, problem, why_not=f"not rewritten: {taught}", info=dp.info, method=method
@@ -312,6 +313,21 @@ def _judge_binding(
     return routed or Finding(
         site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=dp.info, method=method
     )
+
+
+def _moved_out(
+    method: str | None,
+    change: OpChange,
+    args: tuple[Arg, ...],
+    sigs: tuple[Signature, Signature, tuple[Edit, ...]],
+    j: Judging,
+) -> str | None:
+    """For a method call: why a parameter it passes can't just be dropped, having moved to the constructor."""
+    if method is None or change.new is None:
+        return None
+    old_ctor = j.old_p.constructor(change.old) if change.old is not None else None
+    new_ctor = j.new_p.constructor(change.new)
+    return moved_to_constructor(args, sigs[0], sigs[1], old_ctor, new_ctor, change.new.name)
 
 
 def _routable(site: CallSite, change: OpChange) -> bool:

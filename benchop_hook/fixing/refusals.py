@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from benchop_hook.analysis.callsites import Arg
 from benchop_hook.analysis.edits import Edit, EditKind
 from benchop_hook.analysis.examples import Learned, bound_args
-from benchop_hook.analysis.signatures import Signature
+from benchop_hook.analysis.signatures import Signature, same_default
 
 
 def classes_named(annotation: str | None, default: str | None) -> list[str]:
@@ -78,3 +78,30 @@ def _owner(src: str | None) -> str | None:
 def is_required(sig: Signature, name: str) -> bool:
     p = sig.get(name)
     return p is not None and p.required
+
+
+def moved_to_constructor(
+    args: Sequence[Arg],
+    old_sig: Signature,
+    new_sig: Signature,
+    old_ctor: Signature | None,
+    new_ctor: Signature | None,
+    cls: str,
+) -> str | None:
+    """A method's parameter the call passes that left the method for the class's constructor, where its
+    default is not the value passed (`generate(p, max_new_tokens=1000)` once `max_new_tokens=256` is the
+    constructor's): dropping it from the method call would run with the constructor's default instead."""
+    if new_ctor is None:
+        return None
+    for param, value in (bound_args(args, old_sig) or {}).items():
+        q = new_ctor.get(param)
+        if new_sig.get(param) is not None or q is None or (old_ctor is not None and old_ctor.get(param)):
+            continue
+        if q.default is not None and same_default(value, q.default):
+            continue  # the constructor's default is what the call passed: dropping it changes nothing
+        default = f" (default {q.default})" if q.default is not None else ""
+        return (
+            f"'{param}' moved from this method to {cls}'s constructor{default}, and the call passes "
+            f"{param}={value.strip()}: pass it where the object is built, by hand"
+        )
+    return None

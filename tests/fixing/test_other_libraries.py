@@ -3,6 +3,8 @@ wrong edit bench-op made there, replayed on a small class of the fixture library
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers.repo import Repo
 
 BENCH = "benchmarks/ops/bench_other.py"
@@ -318,3 +320,39 @@ def test_a_keyword_of_a_required_slot_an_optional_parameter_took_goes_with_its_p
     repo.git("add", "-A")
     repo.cli("fix")
     assert "    Lerp()\n" in repo.read(BENCH), repo.read(BENCH)
+
+
+GEN = (
+    "class Gen:\n    def __init__(self, model, do_sample=False):\n        self.model = model\n\n"
+    "    def generate(self, prompt, max_new_tokens=1000, print_tokens=False):\n        return prompt\n"
+)
+GEN_MOVED = (
+    "class Gen:\n    def __init__(self, model, max_new_tokens={default}, do_sample=False):\n"
+    "        self.model = model\n\n"
+    "    def generate(self, prompt, print_tokens=False):\n        return prompt\n"
+)
+
+
+@pytest.mark.parametrize("default, dropped", [("256", False), ("1000", True)])
+def test_a_method_parameter_that_moved_to_the_constructor_is_not_dropped_for_another_default(
+    repo: Repo, default: str, dropped: bool
+) -> None:
+    # hqq: `generate(prompt, max_new_tokens=1000)` once max_new_tokens is the constructor's. With the
+    # constructor's default 256, dropping the call's 1000 would generate 256 tokens; with 1000 it changes
+    # nothing (hqq 804a46e, where the engineers' examples were left broken and dropping is right).
+    _start(
+        repo,
+        GEN,
+        "from minitile.ops.other import Gen\n\n\ndef test_gen():\n    gen = Gen('m', do_sample=True)\n"
+        "    gen.generate('hello', max_new_tokens=1000, print_tokens=True)\n",
+    )
+    repo.write(OPS, GEN_MOVED.replace("{default}", default))
+    repo.git("add", "-A")
+    before = repo.read(BENCH)
+    r = repo.cli("fix")
+    if dropped:
+        assert "gen.generate('hello', print_tokens=True)" in repo.read(BENCH), repo.read(BENCH)
+    else:
+        assert repo.read(BENCH) == before, repo.read(BENCH)
+        said = "'max_new_tokens' moved from this method to Gen's constructor (default 256)"
+        assert said in r.stdout, r.stdout

@@ -106,10 +106,15 @@ def _same_slot(old: Param, new: Param, old_slot: Slot, new_slot: Slot) -> bool:
 
 
 def _could_be_rename(old: Param, new: Param, old_slot: Slot, new_slot: Slot) -> bool:
-    """Same place, same kind, same required-ness, and nothing that contradicts it: another annotation,
-    or another default (`local_batch_size=8` -> `num_tokens_per_microbatch=16384` counts something else:
-    carrying a call's 1 over would ask for one token instead of one sequence)."""
-    if not _same_slot(old, new, old_slot, new_slot) or old.required != new.required:
+    """Same place, same kind, and what it takes unchanged (`_takes_the_same`)."""
+    return _same_slot(old, new, old_slot, new_slot) and _takes_the_same(old, new)
+
+
+def _takes_the_same(old: Param, new: Param) -> bool:
+    """Same kind and required-ness, and nothing that contradicts it: another annotation, or another default
+    (`local_batch_size=8` -> `num_tokens_per_microbatch=16384` counts something else: carrying a call's 1
+    over would ask for one token instead of one sequence)."""
+    if old.kind is not new.kind or old.required != new.required:
         return False
     if old.default is not None and new.default is not None and not same_default(old.default, new.default):
         return False
@@ -136,7 +141,7 @@ def _inserts_before_next(
     olds = old_named[i + 1 : [p.name for p in old_named].index(nxt)]
     return not (
         len(olds) == len(between)
-        and all(_could_be_rename(o, n, (None, 0), (None, 0)) for o, n in zip(olds, between))
+        and all(_takes_the_same(o, n) for o, n in zip(olds, between))  # each in its slot by construction
     )
 
 
@@ -229,8 +234,8 @@ def _pair_renames(old_named: list[Param], new_named: list[Param], hints: dict[st
     survivors = set(old_names) & set(new_names)
     old_slots, new_slots = _slots(old_named, survivors), _slots(new_named, survivors)
     for r in list(removed):
-        a = next((p for p in added if _could_be_rename(r, p, old_slots[r.name], new_slots[p.name])), None)
         near = next((p for p in added if _same_slot(r, p, old_slots[r.name], new_slots[p.name])), None)
+        a = near if near is not None and _takes_the_same(r, near) else None
         if a is None and near is not None:
             # `forward(weight, res)` -> `forward(inp, out=None)`: a positional value for res now reaches out,
             # which is optional; `local_batch_size=8` -> `num_tokens=16384`. Neither a rename nor a removal

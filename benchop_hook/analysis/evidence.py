@@ -100,12 +100,19 @@ class TestEvidence:
 
     def sites_of(self, key: tuple[str, str]) -> list[CallSite]:
         """Every constructor call in one side ("old" or "new") of a file: what `_calls` keeps of it."""
-        side, path = key
-        project = self.new_p if side == "new" else self.old_p
-        data = project.snapshot.read(path) if project is not None else None
+        project, data = self._side(key)
         if data is None or project is None:
             return []
-        return [s for s in analyze(path, data, project).calls() if s.method is None]
+        return [s for s in analyze(key[1], data, project).calls() if s.method is None]
+
+    def size_of(self, key: tuple[str, str]) -> int:
+        """The bytes `sites_of(key)` analyses: what sharing it between processes weighs."""
+        return len(self._side(key)[1] or b"")
+
+    def _side(self, key: tuple[str, str]) -> tuple[Project | None, bytes | None]:
+        side, path = key
+        project = self.new_p if side == "new" else self.old_p
+        return project, project.snapshot.read(path) if project is not None else None
 
     def likely_read(self, names: Iterable[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
         """The sides of the changed tests and examples that the evidence for calls of the named classes

@@ -210,16 +210,12 @@ def warm_evidence(
     ]
     named = [(o, n) for o, n in names if any(b is not None and (o in b or n in b) for b in blobs)]
     keys = ev.likely_read(named)
-    weights = [len(_side(j, side).snapshot.read(path) or b"") for side, path in keys]
+    weights = [ev.size_of(k) for k in keys]
     if sum(weights) < EVIDENCE_FORK_WEIGHT or not forked.can_fork():
         return False  # each is analysed when first asked, as before
     found = forked.map_split(ev.sites_of, keys, weights, min_weight=EVIDENCE_FORK_WEIGHT, meanwhile=meanwhile)
     ev.adopt(dict(zip(keys, found)))
     return True
-
-
-def _side(j: Judging, side: str) -> Project:
-    return j.old_p if side == "old" and j.old_p is not None else j.new_p
 
 
 def _import_rewriter() -> None:

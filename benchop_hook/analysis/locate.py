@@ -10,7 +10,7 @@ from benchop_hook.analysis.project import Project
 
 def analyze(path: str, data: bytes, new_p: Project, old_p: Project | None = None) -> ModuleAnalyzer:
     # Through the shared cache: all-files mode analyses a suspect file again with the old version.
-    mi = new_p.cache.get(path, new_p.module_name(path), data)
+    mi = new_p.parse(path, data)
 
     def or_gone(found: Atom | None, before: object) -> Atom | None:
         """A name that resolves to nothing now but to a class before: that class is gone (renamed, moved,

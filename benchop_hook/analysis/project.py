@@ -8,6 +8,7 @@ cached: only the modules a question touches are read and parsed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -70,24 +71,76 @@ class Project:
         self._at: dict[str, ModuleInfo | None] = {}
         self._recording: set[str] | None = None
         self._bases: dict[ClassRef, tuple[tuple[ClassRef | str, ...], frozenset[str]]] = {}
+        self._inits: set[str] = set()
+        self._local: dict[tuple[str, int], tuple[ModuleInfo, ModuleInfo]] = {}  # `_from_its_folder`'s copies
 
     # -- files and module names
     def _index(self) -> dict[str, str]:
         if self._by_module is None:
             paths = [p for p in self.snapshot.paths() if p.endswith(".py")]
             inits = {p for p in paths if p.endswith("__init__.py")}
+            self._inits = inits
             by_module: dict[str, str] = {}
+            aliases: list[tuple[str, str]] = []
             for p in paths:
                 names = module_names_for(p, inits)
                 if names:
                     self._by_path[p] = names[0]
                     self._names[p] = tuple(names)
-                for n in names:
-                    by_module.setdefault(n, p)
+                for k, n in enumerate(names):
+                    if k == 0:
+                        by_module.setdefault(n, p)
+                    else:
+                        aliases.append((n, p))
                     parts = n.split(".")
                     self._packages.update(".".join(parts[:i]) for i in range(1, len(parts)))
+            # A file's own name comes before another file's second name: the bare name `utils` of every
+            # `utils.py` in a directory without `__init__.py` would otherwise go to whichever sorts first,
+            # even with a top-level `utils.py` there.
+            for n, p in aliases:
+                by_module.setdefault(n, p)
             self._by_module = by_module
         return self._by_module
+
+    def parse(self, path: str, data: bytes) -> ModuleInfo:
+        """`path`'s module read from `data` (through the shared cache), its imports as this version of the
+        repository resolves them from where the file is (`_from_its_folder`)."""
+        return self._from_its_folder(path, self.cache.get(path, self.module_name(path), data))
+
+    def _from_its_folder(self, path: str, mi: ModuleInfo) -> ModuleInfo:
+        """`mi` with each absolute import whose first name is a module or package in the file's own folder
+        (the first folder up from it without `__init__.py`) pointed at that one.
+
+        Run as a script, or collected by pytest (its default import mode), a file has that folder first on
+        `sys.path`: `from utils import X` in `benchmarks/attn/bench.py` reads `benchmarks/attn/utils.py`,
+        whatever other `utils.py` the repository has. Unchanged (the same object) when no import is such."""
+        self._index()
+        parts = path.split("/")[:-1]
+        while parts and "/".join(parts) + "/__init__.py" in self._inits:
+            parts.pop()
+        if parts and parts[0] == "src":
+            parts = parts[1:]  # as `module_names_for` names the files there
+        if not parts:
+            return mi  # the repository's top folder: a bare name is already the full one
+        prefix = ".".join(parts)
+
+        def local(module: str) -> str | None:
+            near = f"{prefix}.{module}"
+            return near if self.has_module(f"{prefix}.{module.split('.')[0]}") else None
+
+        imports = {}
+        for k, t in mi.imports.items():
+            near = local(t.module) if t.module else None
+            imports[k] = t._replace(module=near) if near is not None else t
+        stars = [local(m) or m for m in mi.star_imports]
+        if imports == mi.imports and stars == mi.star_imports:
+            return mi
+        key = (path, id(mi))
+        hit = self._local.get(key)
+        if hit is None or hit[0] is not mi:
+            hit = (mi, dataclasses.replace(mi, imports=imports, star_imports=stars))
+            self._local[key] = hit
+        return hit[1]
 
     def module_name(self, path: str) -> str:
         self._index()
@@ -129,7 +182,7 @@ class Project:
         if path in self._at:
             return self._at[path]
         data = self.snapshot.read(path)
-        mi = None if data is None else self.cache.get(path, self.module_name(path), data)
+        mi = None if data is None else self.parse(path, data)
         self._at[path] = mi
         return mi
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
-from benchop_hook.analysis.modules import parse_source
 from benchop_hook.fixing.context import StaticContext
 from benchop_hook.fixing.results import FileResult, StaticResult
 
@@ -91,7 +90,7 @@ def find_importers(ctx: StaticContext, helper: str) -> list[str]:
         data = ctx.bench.read(path)
         if data is None or leaf not in data or not has_tests(data):
             continue
-        mi = parse_source(data, path, ctx.new_p.module_name(path))
+        mi = ctx.new_p.parse(path, data)
         for target in mi.imports.values():
             names = {target[1]} if target[0] == "module" else {target[1], f"{target[1]}.{target[2]}"}
             if module in names or any(n.startswith(module + ".") for n in names):

@@ -265,3 +265,53 @@ def test_a_class_defined_for_the_type_checker_only_is_no_class() -> None:
     mi = parse_source(src.encode(), "pkg/annot.py", "pkg.annot")
     assert set(mi.classes) == {"BufferAnnot", "Real"}
     assert {"Buffer", "Stub", "Real"} <= mi.names
+
+
+# Script folders (no __init__.py) that each keep their own `common.py` and `utils.py`, and a top-level
+# `utils.py`: what a bare import names depends on where the importing file is.
+SCRIPTS = {
+    **LIB,
+    "bench/attn/common.py": "from lib.ops.reduce import SumOp as Kernel\n",
+    "bench/attn/bench_attn.py": "from common import Kernel\nimport common\nfrom common import *\n",
+    "bench/norm/common.py": "from lib.ops.mlp import MlpOp as Kernel\n",
+    "bench/norm/bench_norm.py": "from common import Kernel\nimport common\nfrom common import *\n",
+    "bench/pkg/__init__.py": "",
+    "bench/pkg/bench_pkg.py": "from common import Kernel\nimport common\nfrom common import *\n",
+    "bench/common.py": "from lib.ops.reduce import ReduceOp as Kernel\n",
+    "tools/x/utils.py": "from lib.ops.mlp import MlpOp as Helper\n",
+    "utils.py": "from lib.ops.reduce import SumOp as Helper\n",
+    "tools/run.py": "from utils import Helper\n",
+}
+
+
+@pytest.mark.parametrize(
+    "path, found",
+    [
+        pytest.param("bench/attn/bench_attn.py", SUM, id="its-folders-common"),
+        pytest.param("bench/norm/bench_norm.py", MLP, id="the-other-folders-common"),
+        pytest.param("bench/pkg/bench_pkg.py", REDUCE, id="a-package-file-looks-from-its-packages-folder"),
+    ],
+)
+def test_a_bare_import_reads_the_module_beside_the_file(path: str, found: ClassRef) -> None:
+    p = project(SCRIPTS)
+    mi = p.at(path)
+    assert mi is not None
+    assert p.resolve_in(mi, "Kernel") == found
+    module = mi.imports["common"]
+    assert p.resolve_name(module.module, "Kernel") == found
+    assert p.resolve_name(mi.star_imports[0], "Kernel") == found
+
+
+def test_a_bare_name_is_the_top_level_module_before_a_script_folders() -> None:
+    p = project(SCRIPTS)
+    assert p.path_of("utils") == "utils.py"
+    assert p.path_of("tools.x.utils") == "tools/x/utils.py"
+    mi = p.at("tools/run.py")  # tools/ has no utils.py: the top-level one
+    assert mi is not None
+    assert p.resolve_in(mi, "Helper") == SUM
+
+
+def test_a_file_with_no_import_from_its_folder_is_read_as_parsed() -> None:
+    p = project(SCRIPTS)
+    raw = p.cache.get("tools/run.py", p.module_name("tools/run.py"), SCRIPTS["tools/run.py"].encode())
+    assert p.at("tools/run.py") is raw

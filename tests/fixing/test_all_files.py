@@ -253,3 +253,21 @@ def test_all_files_cache_sees_a_base_change_for_every_benchmark(tmp_path: Path) 
     r = repo.cli("check", "--all-files")
     assert r.returncode == 1
     assert "benchmarks/bench_a.py:5" in r.stdout and "benchmarks/bench_b.py:5" in r.stdout
+
+
+def test_a_bare_import_is_read_from_the_benchmarks_own_folder(repo: Repo) -> None:
+    # Two script folders, each with its own common.py: `from common import Kernel` in norm/ is norm/common.py
+    # (its folder is first on sys.path, run as a script or by pytest), not attn/common.py, which sorts first
+    # and whose Kernel takes no `tune`.
+    repo.write("benchmarks/attn/common.py", "from minitile.ops import RMSNormOp as Kernel\n")
+    repo.write("benchmarks/norm/common.py", "from minitile.ops import SumFwdOp as Kernel\n")
+    bench = "import torch\nfrom common import Kernel\n\n\ndef test_x():\n"
+    bench += "    Kernel(8, 16, torch.float32, tune=True)\n"
+    repo.write("benchmarks/norm/bench_norm.py", bench)
+    repo.write("benchmarks/attn/bench_attn.py", bench)
+    repo.commit("two script folders")
+    r = repo.cli("check", "--all-files")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "benchmarks/attn/bench_attn.py:6: Kernel(" in r.stdout
+    assert "unexpected keyword argument 'tune'" in r.stdout
+    assert "bench_norm.py" not in r.stdout

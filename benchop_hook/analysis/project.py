@@ -96,9 +96,15 @@ class Project:
                     self._packages.update(".".join(parts[:i]) for i in range(1, len(parts)))
             # A file's own name comes before another file's second name: the bare name `utils` of every
             # `utils.py` in a directory without `__init__.py` would otherwise go to whichever sorts first,
-            # even with a top-level `utils.py` there.
+            # even with a top-level `utils.py` there. A second name that several files share names none of
+            # them: which one an import gets depends on `sys.path`, and a guess could judge a call against
+            # another file's class (an import from the file's own folder is found by `_from_its_folder`).
+            claims: dict[str, set[str]] = {}
             for n, p in aliases:
-                by_module.setdefault(n, p)
+                claims.setdefault(n, set()).add(p)
+            for n, ps in claims.items():
+                if len(ps) == 1:
+                    by_module.setdefault(n, next(iter(ps)))
             self._by_module = by_module
         return self._by_module
 

@@ -315,3 +315,14 @@ def test_a_file_with_no_import_from_its_folder_is_read_as_parsed() -> None:
     p = project(SCRIPTS)
     raw = p.cache.get("tools/run.py", p.module_name("tools/run.py"), SCRIPTS["tools/run.py"].encode())
     assert p.at("tools/run.py") is raw
+
+
+def test_a_bare_name_several_script_folders_share_names_none_of_them() -> None:
+    # bench/attn/common.py and bench/norm/common.py are both `common`: from anywhere else, which one an
+    # import reads depends on sys.path, so neither is guessed.
+    p = project({k: v for k, v in SCRIPTS.items() if k != "bench/common.py"})
+    assert p.path_of("common") is None
+    assert p.path_of("bench.attn.common") == "bench/attn/common.py"
+    assert p.path_of("tools.x.utils") == "tools/x/utils.py"
+    mi = p.at("bench/attn/bench_attn.py")  # from its own folder: its common.py
+    assert mi is not None and p.resolve_in(mi, "Kernel") == SUM

@@ -93,6 +93,8 @@ def judge_call(site: CallSite, j: Judging, cases: Cases | None = None) -> Findin
     if not changed:
         return None
     op = "/".join(sorted({c.name for c in changed}))
+    if site.via == "partial":
+        return _partial(site, op, changed, j)
     others = len(changed) != n_relevant  # classes whose signatures did not change reach it too
     unknown = UNKNOWN in site.atoms or others
 
@@ -145,6 +147,34 @@ def judge_call(site: CallSite, j: Judging, cases: Cases | None = None) -> Findin
         ]
         return agreed(site, op, method, sorted(outcomes, key=lambda o: o[0]))
     return judge_one(site, op, changed[0], j, cases)
+
+
+PARTIAL_BROKEN = (
+    "not rewritten: a functools.partial binds these arguments here and the rest where it is called: "
+    "fix them by hand"
+)
+
+
+def _partial(site: CallSite, op: str, changed: list[OpChange], j: Judging) -> Finding | None:
+    """`functools.partial(Op, ...)`: broken when what it binds here fails the new signature whatever comes
+    where it is called; else the run decides. Never rewritten: the rest of its arguments are elsewhere."""
+    unknown: str | None = None
+    for c in sorted(changed, key=lambda c: c.name):
+        if c.status == "removed" or c.new is None:
+            return judge_one(site, op, c, j)  # nothing replaced it: a hand edit, as for any call
+        if not c.edits:
+            continue  # its constructor is as it was (a renamed class's import follows it on its own)
+        new_sig = change_signatures(c, None, j.new_p)[1]
+        if new_sig is None:
+            unknown = f"the signature of {op} can't be read statically"
+            continue
+        status, why = judge_now(site.args, site.expanded_args, new_sig, site.opaque)
+        if status is Status.BROKEN:
+            return Finding(site, op, status, why, why_not=PARTIAL_BROKEN)
+        unknown = unknown or why
+    if unknown is None:
+        return None
+    return Finding(site, op, Status.UNKNOWN, unknown, why_not="left to the run")
 
 
 def judge_authored(site: CallSite, j: Judging) -> Finding | None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from benchop_hook.analysis.callsites import CallSite
+from benchop_hook.analysis.callsites.model import PARTIAL_LATER
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.fixing.plan import ImportEdit, Plan, Status
@@ -27,6 +28,7 @@ def written_args(site: CallSite) -> str:
         if a.kind == "kw"
         else ("*" if a.kind == "star" else "**") + a.source
         for a in site.args
+        if a.source != PARTIAL_LATER
     )
 
 
@@ -35,6 +37,8 @@ def shown_call(site: CallSite, method: str | None, limit: int = 72) -> str:
     args = written_args(site)
     shown = method and method != "__call__" and not site.func_source.endswith(method)
     text = f"{site.func_source}{f'.{method}' if shown else ''}({args})"
+    if site.via == "partial":
+        text = f"partial({site.func_source}{', ' if args else ''}{args})"
     return text if len(text) <= limit else text[: limit - 4] + "...)"
 
 

@@ -372,3 +372,29 @@ def test_a_template_learned_without_a_choice_is_not_used_with_it(repo: Repo) -> 
     assert "ops.GemmOp(shape_a=(M, K), shape_b=(K, N), dtype=DTYPE)" in text, text
     assert "ops.GemmOp(M, N, K, DTYPE, trans_b=True)" in text, text
     assert "it passes trans_b=True, and the commit's own edits" in r.stdout, r.stdout
+
+
+def test_a_functools_partial_of_a_changed_op_is_left_to_the_run_or_reported_never_rewritten(
+    repo: Repo,
+) -> None:
+    # `partial(RMSNormOp, M)` binds M here and the rest where it is called: bench-op sees only half of the
+    # call. With M gone, dropping it here would be right only if every later call is right too; it is not
+    # rewritten. `partial(RMSNormOp, M=M)` fails whatever comes later: reported.
+    repo.replace(
+        BENCH_NORM,
+        "    op = RMSNormOp(M, hidden=hidden, dtype=torch.float32)\n",
+        "    make = functools.partial(RMSNormOp, M)\n    op = make(hidden=hidden, dtype=torch.float32)\n"
+        "    make_kw = partial(RMSNormOp, M=M)\n",
+    )
+    imports = "import functools\nfrom functools import partial\n\nimport pytest\n"
+    repo.replace(BENCH_NORM, "import pytest\n", imports)
+    repo.commit("the benchmark builds its op through functools.partial")
+    repo.replace("src/minitile/ops/norm.py", *NORM_NO_M)
+    repo.git("add", "-A")
+    before = repo.read(BENCH_NORM)
+    r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert repo.read(BENCH_NORM) == before
+    assert "partial(RMSNormOp, M): unknown: the run decides (functools.partial(...)" in r.stdout, r.stdout
+    assert "partial(RMSNormOp, M=M): TypeError: got an unexpected keyword argument 'M'" in r.stdout
+    assert "not rewritten: a functools.partial binds these arguments here" in r.stdout

@@ -47,9 +47,13 @@ Atom = ClassRef | ModuleRef | Instance | Gone | Unknown | Constant
 ArgKind = Literal["pos", "kw", "star", "dstar"]
 
 # How the callee reaches the call: its imported name (direct), another name bound to it (alias),
-# `module.Op` (module), a method of an Op instance (instance), or a value taken from a dict, a loop,
-# `pytest.mark.parametrize` or a helper's parameter.
-Via = Literal["direct", "alias", "module", "instance", "dict", "loop", "parametrize", "helper"]
+# `module.Op` (module), a method of an Op instance (instance), a value taken from a dict, a loop,
+# `pytest.mark.parametrize` or a helper's parameter, or `functools.partial(Op, ...)` (partial: the site is
+# the partial, and the rest of the arguments come where it is called).
+Via = Literal["direct", "alias", "module", "instance", "dict", "loop", "parametrize", "helper", "partial"]
+
+# What stands for the arguments a `functools.partial` gets where it is called: splats nobody can see into.
+PARTIAL_LATER = "functools.partial(...): the rest of its arguments come where it is called"
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 from benchop_hook.analysis.callsites.evaluation import Evaluator
-from benchop_hook.analysis.callsites.model import Arg, Atom, CallSite, Gone, Instance, Via
+from benchop_hook.analysis.callsites.model import PARTIAL_LATER, Arg, Atom, CallSite, Gone, Instance, Via
 from benchop_hook.analysis.callsites.scopes import Scope, ScopeTree
 from benchop_hook.analysis.callsites.splats import SplatReader
 from benchop_hook.analysis.modules import ClassRef, ModuleInfo, dotted
@@ -57,6 +58,9 @@ class ModuleAnalyzer:
             scope = self.scopes.scope_of(node)
             atoms, method = self._callee(node, scope)
             if not any(isinstance(a, (ClassRef, Instance, Gone)) for a in atoms):
+                partial = self._partial(node, scope)
+                if partial is not None:
+                    yield partial
                 continue
             via = self._via(node.func, scope, method)
             guard, conditional = self._guard_of(node, node.func, scope)
@@ -77,6 +81,41 @@ class ModuleAnalyzer:
         if atoms and all(isinstance(a, Instance) for a in atoms):
             return atoms, "__call__"
         return atoms, None
+
+    def _partial(self, node: ast.Call, scope: Scope) -> CallSite | None:
+        """`functools.partial(Op, ...)`: a call of the Op whose first arguments are written here and whose
+        others come wherever the partial is called; those stand as splats nobody can see into, so the run
+        decides, unless what is written here fails whatever comes later."""
+        if not node.args or isinstance(node.args[0], ast.Starred) or not self._is_partial(node.func):
+            return None
+        atoms = self.evaluator.eval(node.args[0], scope)
+        if not any(isinstance(a, (ClassRef, Gone)) for a in atoms):
+            return None
+        guard, conditional = self._guard_of(node, node.args[0], scope)
+        site = self._site(node, scope, atoms, None, "partial", guard, conditional)
+        later = (Arg("star", None, PARTIAL_LATER), Arg("dstar", None, PARTIAL_LATER))
+        positional = [a for a in site.args[1:] if a.kind in ("pos", "star")]
+        keywords = [a for a in site.args[1:] if a.kind not in ("pos", "star")]
+        return replace(
+            site,
+            func_source=self.segment(node.args[0]),
+            args=(*positional, later[0], *keywords, later[1]),
+            splat_dict=None,
+            splat_name=None,
+            splat_star=None,
+            opaque=PARTIAL_LATER,
+        )
+
+    def _is_partial(self, func: ast.expr) -> bool:
+        """`functools.partial` or `partial`, as this module imports them."""
+        imports = self.mi.imports
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            t = imports.get(func.value.id)
+            return func.attr == "partial" and t is not None and t.kind == "module" and t.module == "functools"
+        if isinstance(func, ast.Name):
+            t = imports.get(func.id)
+            return t is not None and t.kind == "attr" and (t.module, t.name) == ("functools", "partial")
+        return False
 
     def _via(self, func: ast.expr, scope: Scope, method: str | None) -> Via:
         """How the callee reaches the call (asked only of calls an Op reaches)."""

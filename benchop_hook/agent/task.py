@@ -125,7 +125,7 @@ def _test_calls(c: OpChange, ctx: StaticContext) -> list[str]:
         if data is None or name not in data:
             continue
         for site in analyze(path, data, ctx.new_p).calls():
-            if site.method is None and site.classes == {c.new}:
+            if site.method is None and site.via != "partial" and site.classes == {c.new}:
                 out.append(f"a test builds it as `{shown_call(site, None, 100)}` ({path}:{site.lineno})")
                 if len(out) >= TEST_CALLS:
                     return out

@@ -510,3 +510,34 @@ def test_the_splat_reader_on_its_own() -> None:
     assert isinstance(call, ast.Call)
     assert reader.literal_dict(call, tree.scope_of(call)) == [("m", "1"), ("n", "g(2)")]
     assert reader.opaque_reason("**", call.keywords[0].value, tree.module_scope) == "**d: defined elsewhere"
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "import functools\nfrom lib.ops import SumOp\nmake = functools.partial(SumOp, 1, dtype='f')\n"
+        "make(2)\n",
+        "from functools import partial\nfrom lib.ops import SumOp\nmake = partial(SumOp, 1, dtype='f')\n"
+        "make(2)\n",
+    ],
+    ids=["functools.partial", "partial"],
+)
+def test_a_functools_partial_of_an_op_is_a_call_whose_rest_nobody_sees(src: str) -> None:
+    site = only(src)  # the partial; the call of `make` reaches no class the interpreter can name
+    assert site.via == "partial" and names(site) == {"SumOp"} and site.lineno == 3
+    assert site.expanded_args is None and site.opaque is not None
+    assert [(a.kind, a.keyword, a.source) for a in site.args if a.kind in ("pos", "kw")] == [
+        ("pos", None, "1"),
+        ("kw", "dtype", "'f'"),
+    ]
+
+
+def test_a_partial_is_no_example_of_how_a_call_is_written() -> None:
+    from benchop_hook.analysis.evidence import TestEvidence
+
+    src = "from functools import partial\nfrom lib.ops import SumOp\n\npartial(SumOp, 1)(2, 'f')\n"
+    src += "SumOp(1, 2, 'f')\n"
+    p = project({**LIB, "tests/test_x.py": src})
+    ev = TestEvidence(p, p, ["tests/test_x.py"], [])
+    assert sorted(s.via for s in analyze("tests/test_x.py", src.encode(), p).calls()) == ["direct", "partial"]
+    assert [s.via for s in ev.sites_of(("new", "tests/test_x.py"))] == ["direct"]

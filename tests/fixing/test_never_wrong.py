@@ -398,3 +398,4 @@ def test_a_functools_partial_of_a_changed_op_is_left_to_the_run_or_reported_neve
     assert "partial(RMSNormOp, M): unknown: the run decides (functools.partial(...)" in r.stdout, r.stdout
     assert "partial(RMSNormOp, M=M): TypeError: got an unexpected keyword argument 'M'" in r.stdout
     assert "not rewritten: a functools.partial binds these arguments here" in r.stdout
+

@@ -378,12 +378,28 @@ class Project:
                     if sig is None:
                         return None
                     chain.append(sig.params)
-                elif bci.init is not None or bci.dataclass_like:
-                    continue  # its __init__ is replaced; a plain class contributes no fields
+                elif self._fields_above(b, frozenset({ref})):
+                    # A plain class has no fields of its own, but dataclasses collect the fields of every
+                    # class of the MRO: a dataclass above it, or a class outside the repository, may add some.
+                    return None
             elif b.split(".")[-1] not in TRIVIAL_BASES:
                 return None
         chain.append(own.fields)
         return dataclass_signature(chain)
+
+    def _fields_above(self, ref: ClassRef, seen: frozenset[ClassRef]) -> bool:
+        """Whether a class's ancestors may hold dataclass fields: a dataclass among them, a class bench-op
+        can't read, or a base outside the repository."""
+        for b in self.bases(ref):
+            if isinstance(b, ClassRef):
+                if b in seen:
+                    continue
+                bci = self.class_info(b)
+                if bci is None or bci.dataclass is not None or self._fields_above(b, seen | {ref}):
+                    return True
+            elif b.split(".")[-1] not in TRIVIAL_BASES:
+                return True
+        return False
 
     def _defines_init(self, ref: ClassRef, seen: frozenset[ClassRef]) -> bool:
         ci = self.class_info(ref)

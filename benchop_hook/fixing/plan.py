@@ -385,6 +385,9 @@ def plan(
         if (
             old_param is not None
             and old_param.default is not None
+            # A parameter that lost its None default now needs a real value: None is what it stopped
+            # accepting (the constructor uses it now), so pinning it would bind and fail, or measure nothing.
+            and old_param.default != "None"
             and old_param.name not in old_t
             and is_constant_source(old_param.default)
             and (in_scope is None or free_names(old_param.default) <= in_scope)

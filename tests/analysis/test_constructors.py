@@ -107,6 +107,29 @@ CASES = [
         "A",
         None,
     ),
+    (
+        # A plain class of the repository between the dataclass and a base outside it (flashinfer's
+        # resources over cutlass's MemoryResource): that base's fields are the dataclass's too.
+        "external-base-above-a-plain-base",
+        DC + "from somewhere import Thing\n\n\nclass Mid(Thing):\n    pass\n\n\n"
+        "@dataclass(kw_only=True)\nclass A(Mid):\n    m: int = 0\n",
+        "A",
+        None,
+    ),
+    (
+        "dataclass-above-a-plain-base",
+        DC + "@dataclass\nclass Top:\n    q: int = 1\n\n\nclass Mid(Top):\n    pass\n\n\n"
+        "@dataclass\nclass A(Mid):\n    m: int = 0\n",
+        "A",
+        None,
+    ),
+    (
+        "plain-bases-only",
+        DC + "class Top:\n    pass\n\n\nclass Mid(Top):\n    pass\n\n\n"
+        "@dataclass\nclass A(Mid):\n    m: int = 0\n",
+        "A",
+        "(m=0)",
+    ),
 ]
 
 

@@ -149,3 +149,16 @@ def test_classify(call, old, new, status):
     args, _ = args_of(call)
     o, n = sig(old), sig(new)
     assert classify(args, o, n, diff(o, n))[0] is status
+
+
+@pytest.mark.parametrize(
+    "old, after",
+    [
+        pytest.param("x, eps=0.5", "Op(x, eps=0.5)", id="a-value-is-pinned"),
+        # lmdeploy's SchedulerSession(session_id, seq_manager=None) -> (session_id, seq_manager): None is what
+        # the constructor stopped accepting (it reads seq_manager.seq_meta now).
+        pytest.param("x, eps=None", "NoPlan: needs a value for 'eps' (no evidence)", id="none-is-not"),
+    ],
+)
+def test_a_default_that_became_required(old: str, after: str) -> None:
+    assert apply("Op(x)", old, "x, eps") == after

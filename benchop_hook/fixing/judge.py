@@ -75,7 +75,8 @@ def changes_reaching(site: CallSite, j: Judging) -> tuple[list[OpChange], int]:
         if isinstance(a, ClassRef) and method is None:
             relevant.append(j.by_new.get(a))
         elif isinstance(a, Instance) and method is not None:
-            relevant.append(j.by_new.get(a.cls))
+            gone = a.cls not in j.by_new and j.new_p.class_info(a.cls) is None
+            relevant.append(j.by_old.get(a.cls) if gone else j.by_new.get(a.cls))
         elif isinstance(a, Gone):
             relevant.append(j.by_old.get(a.old))
     changed = [c for c in relevant if c is not None]

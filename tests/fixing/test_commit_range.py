@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.forks import without_and_with_fork
-from tests.helpers.kern import make
+from tests.helpers.kern import fix, make
 
 
 def test_benchmark_files_judged_in_two_processes_give_the_serial_answer(
@@ -141,3 +141,27 @@ def test_the_tests_two_judging_processes_read_are_analysed_once_before_they_star
     assert outs[0] == outs[1]
     out = outs[0][1].out + outs[0][1].err
     assert all(f"Norm{k}(normalized_shape=(hidden,), dtype=dtype)" in out for k in range(4)), out
+
+
+def test_a_method_of_an_object_of_a_renamed_class_follows_its_change(tmp_path: Path) -> None:
+    # lightllm 8d04a257: SplitFuseReq became ChunkedPrefillReq, and its init's splitfuse_block_size became
+    # chunked_prefill_size. `r = SplitFuseReq()` names a class that is gone: `r.init(...)` is a call of the
+    # old class's method, which the change says how to make now; in one pass, not "every call still binds".
+    repo = make(
+        tmp_path,
+        {
+            "src/kern/ops/req.py": "from kern.ops.op import Op\n\n\nclass Req(Op):\n"
+            "    def init(self, request_id, splitfuse_block_size=0):\n"
+            "        self.block = splitfuse_block_size\n\n\nclass SplitFuseReq(Req):\n    pass\n",
+            "benchmarks/bench_req.py": "from kern.ops.req import SplitFuseReq\n\n\ndef test_req():\n"
+            "    r = SplitFuseReq()\n    r.init(1, splitfuse_block_size=256)\n",
+        },
+    )
+    repo.replace("src/kern/ops/req.py", "splitfuse_block_size", "chunked_prefill_size", count=2)
+    repo.replace("src/kern/ops/req.py", "class SplitFuseReq(Req)", "class ChunkedPrefillReq(Req)")
+    repo.write("src/kern/user.py", "from kern.ops.req import ChunkedPrefillReq\n\nREQ = ChunkedPrefillReq\n")
+    repo.commit("rename")
+    code, out, _ = fix(repo)
+    assert code == 0, out
+    text = repo.read("benchmarks/bench_req.py")
+    assert "r = ChunkedPrefillReq()\n    r.init(1, chunked_prefill_size=256)\n" in text, out

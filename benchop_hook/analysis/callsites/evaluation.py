@@ -75,7 +75,9 @@ class Evaluator:
                 if isinstance(c, ClassRef):
                     out.add(Instance(c))
                 elif isinstance(c, Gone):
-                    out.add(UNKNOWN)
+                    # An object of a class whose name is gone (renamed or moved): its methods are the old
+                    # class's, which the change says how to call now.
+                    out.add(Instance(c.old))
                 else:
                     out.add(UNKNOWN)
             # dict(...)/getattr(module, "X") and friends are not followed.

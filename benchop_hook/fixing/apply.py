@@ -98,14 +98,43 @@ def _rewritten(
     literals = [d for d in dicts if d.call is None]
     res = rewrite(v.before, calls, list(v.imports), literals, dict(v.renames), line_length=line_length)
     if res.data is None or res.failed:
-        why = "not rewritten: " + ("; ".join(res.failed) or "the rewrite produced no change")
-        return _unplanned(base, why)
+        return _refused(base, res.failed)
     try:
         ast.parse(res.data)
     except SyntaxError as exc:  # pragma: no cover - a bug in a rewrite: never write it
         return _unplanned(base, f"not rewritten: the result would not parse ({exc.msg})", every=True)
     fixed = tuple(replace(f, fixed=True) if f.plan is not None else f for f in base.findings)
     return replace(base, findings=fixed, after=res.data)
+
+
+def _refused(base: FileResult, failed: Sequence[str]) -> FileResult:
+    """A file the rewrite refused (it is written whole or not at all): each planned finding says why, in
+    its own words when the failure is on its own lines, else which other call stopped it."""
+    if not failed:
+        return _unplanned(base, "not rewritten: the rewrite produced no change")
+    by_line: dict[int, list[str]] = {}
+    for msg in failed:
+        head, _, _ = msg.partition(":")
+        line = int(head[5:]) if head.startswith("line ") and head[5:].isdigit() else 0
+        if msg.endswith(": call not found where expected") and by_line.get(line):
+            continue  # the same call, already refused for what the rewrite found there
+        by_line.setdefault(line, []).append(msg)
+    out = []
+    for f in base.findings:
+        if f.plan is None:
+            out.append(f)
+            continue
+        own = [m for line, ms in by_line.items() if f.site.lineno <= line <= f.site.end_lineno for m in ms]
+        if own:
+            why = "not rewritten: " + "; ".join(own)
+        else:
+            others = "; ".join(m for ms in by_line.values() for m in ms)
+            why = (
+                "not rewritten: bench-op rewrites a file whole or not at all, and another call in it "
+                f"stopped it ({others})"
+            )
+        out.append(replace(f, plan=None, why_not=why))
+    return replace(base, findings=tuple(out))
 
 
 def _unplanned(base: FileResult, why: str, *, every: bool = False) -> FileResult:

@@ -162,3 +162,29 @@ def test_classify(call, old, new, status):
 )
 def test_a_default_that_became_required(old: str, after: str) -> None:
     assert apply("Op(x)", old, "x, eps") == after
+
+
+def test_a_refused_file_says_which_call_stopped_each_of_its_rewrites() -> None:
+    from benchop_hook.analysis.callsites import CallSite
+    from benchop_hook.fixing.apply import _refused
+    from benchop_hook.fixing.plan import ArgOp, Plan
+    from benchop_hook.fixing.results import FileResult, Finding
+
+    def finding(line: int, end: int) -> Finding:
+        site = CallSite(
+            "b.py", line, 4, end, 20, "Op", (), frozenset(), None, None, None, frozenset(), "direct"
+        )
+        return Finding(site, "Op", Status.SHIFTED, "shifted", Plan((ArgOp("drop", 0),), (), "()"))
+
+    base = FileResult("b.py", (finding(4, 4), finding(9, 12)))
+    failed = [
+        "line 10: a comment in this call would be lost or moved: fix it by hand",
+        "line 10: call not found where expected",
+    ]
+    first, second = _refused(base, failed).findings
+    assert first.plan is None and second.plan is None
+    assert second.why_not == "not rewritten: " + failed[0]
+    assert first.why_not == (
+        "not rewritten: bench-op rewrites a file whole or not at all, and another call in it stopped it "
+        "(line 10: a comment in this call would be lost or moved: fix it by hand)"
+    )

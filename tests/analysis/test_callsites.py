@@ -541,3 +541,37 @@ def test_a_partial_is_no_example_of_how_a_call_is_written() -> None:
     ev = TestEvidence(p, p, ["tests/test_x.py"], [])
     assert sorted(s.via for s in analyze("tests/test_x.py", src.encode(), p).calls()) == ["direct", "partial"]
     assert [s.via for s in ev.sites_of(("new", "tests/test_x.py"))] == ["direct"]
+
+
+WRAPPER = (
+    "import torch\nfrom lib.ops import SumOp\n\n\nclass Wrapper{bases}:\n    def __init__(self, m):\n"
+    "        self.op = SumOp(m, 2, 'f')\n{extra}\n    def forward(self, x):\n        return self.op(x)\n"
+)
+
+
+def test_an_op_a_class_keeps_on_self_is_called_through_it() -> None:
+    # Liger's benchmarks wrap the kernel in a module: `self.op = Op(...)` in __init__, `self.op(x)` in
+    # forward.
+    found = [s for s in sites(WRAPPER.format(bases="(torch.nn.Module)", extra="")) if s.method is not None]
+    assert len(found) == 1
+    site = found[0]
+    assert site.method == "__call__" and site.via == "instance" and site.atoms == {Instance(SUM)}
+    assert site.lineno == 10
+
+
+@pytest.mark.parametrize(
+    "bases, extra",
+    [
+        pytest.param("(Base)", "", id="a-base-class-may-bind-it"),
+        pytest.param("", "    def reset(self, op):\n        self.op = op\n", id="also-bound-to-a-parameter"),
+        pytest.param("", "    def more(self):\n        self.op += 1\n", id="augmented"),
+        pytest.param("", "    def swap(self, o):\n        self.op, self.x = o\n", id="unpacked"),
+        pytest.param("", "    def load(self, o):\n        setattr(self, 'op', o)\n", id="setattr"),
+        pytest.param("", "    op = None\n", id="bound-in-the-class-body"),
+    ],
+)
+def test_an_attribute_on_self_with_a_binding_bench_op_cant_follow_stays_unknown(
+    bases: str, extra: str
+) -> None:
+    src = "class Base:\n    pass\n\n\n" + WRAPPER.format(bases=bases, extra=extra)
+    assert [s for s in sites(src) if s.method is not None] == []

@@ -21,6 +21,19 @@ from benchop_hook.analysis.callsites.scopes import (
 )
 from benchop_hook.analysis.modules import ClassRef, ModuleInfo, ModuleRef, dotted
 
+# Bases that assign no attribute of their own to `self` that a benchmark calls (`_self_attribute`).
+_PLAIN_BASES = frozenset({"object", "Module"})
+
+
+def _first_param(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The name an instance method calls its instance; None for a static or class method."""
+    for d in fn.decorator_list:
+        if (dotted(d) or "").split(".")[-1] in ("staticmethod", "classmethod"):
+            return None
+    args = [*fn.args.posonlyargs, *fn.args.args]
+    return args[0].arg if args else None
+
+
 # A literal container an expression can be: its kind and its (key, value) items (key None in a sequence).
 ContainerKind = Literal["dict", "list", "tuple"]
 Container = tuple[ContainerKind, list[tuple[ast.expr | None, ast.expr]]]
@@ -44,6 +57,7 @@ class Evaluator:
         self._helper_args = helper_args
         self._calls_by_name: dict[str, list[ast.Call]] | None = None
         self._names: dict[tuple[str, int, int], set[Atom]] = {}
+        self._bindings: dict[ast.ClassDef, dict[str, list[tuple[ast.expr, Scope]] | None]] = {}
 
     def eval(self, expr: ast.expr, scope: Scope, depth: int = 0) -> set[Atom]:
         if depth > 10:
@@ -55,6 +69,9 @@ class Evaluator:
         if isinstance(expr, ast.Name):
             return self._eval_name(expr.id, scope, depth)
         if isinstance(expr, ast.Attribute):
+            held = self._self_attribute(expr, scope, depth)
+            if held is not None:
+                return held
             base = self.eval(expr.value, scope, depth + 1)
             out: set[Atom] = set()
             for b in base:
@@ -87,6 +104,78 @@ class Evaluator:
         if isinstance(expr, ast.Constant):
             return {CONSTANT}
         return {UNKNOWN}  # an UnknownValue, or an expression not followed
+
+    def _self_attribute(self, expr: ast.Attribute, scope: Scope, depth: int) -> set[Atom] | None:
+        """`self.op` in a method: what the class's methods assign to `self.op`, when every binding of it is
+        one this module shows (`self.op = SumOp(...)` in `__init__`, as a benchmark's wrapper module keeps
+        its kernel); None when it is not such an attribute, or another binding may exist (a base class of
+        this module or beyond, the class body, `setattr`, an augmented or unpacked assignment): then the
+        attribute stays unknown, as before."""
+        method = scope.node
+        cls_scope = scope.parent
+        if (
+            not isinstance(expr.value, ast.Name)
+            or not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or cls_scope is None
+            or not cls_scope.is_class
+            or not isinstance(cls_scope.node, ast.ClassDef)
+            or _first_param(method) != expr.value.id
+        ):
+            return None
+        cls = cls_scope.node
+        if any((dotted(b) or "").split(".")[-1] not in _PLAIN_BASES for b in cls.bases) or expr.attr in (
+            cls_scope.assigns
+        ):
+            return None
+        values = self._self_bindings(cls).get(expr.attr, [])
+        if values is None or not values:
+            return None
+        out: set[Atom] = set()
+        for value, where in values:
+            out |= self.eval(value, where, depth + 1)
+        return None if UNKNOWN in out else out
+
+    def _self_bindings(self, cls: ast.ClassDef) -> dict[str, list[tuple[ast.expr, Scope]] | None]:
+        """Each attribute the class's methods bind on their instance: the values of its plain assignments,
+        or None when some binding of it can't be followed. Read once per class (a test class asks for
+        `self.assertEqual` in every method)."""
+        found = self._bindings.get(cls)
+        if found is not None:
+            return found
+        out: dict[str, list[tuple[ast.expr, Scope]] | None] = {}
+        opaque = False  # setattr/delattr: any attribute may be bound
+        for item in cls.body:
+            if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            me = _first_param(item)
+            for node in self.scopes.walk(item):
+                if isinstance(node, ast.Call) and dotted(node.func) in ("setattr", "delattr"):
+                    opaque = True
+                targets: list[ast.expr]
+                if isinstance(node, ast.Assign):
+                    targets = node.targets
+                elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.NamedExpr)):
+                    targets = [node.target]
+                elif isinstance(node, ast.With):
+                    targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
+                else:
+                    continue
+                for t in targets:
+                    for sub in ast.walk(t):
+                        if not (isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name)):
+                            continue
+                        if me is None or sub.value.id != me:
+                            continue
+                        if isinstance(node, ast.Assign) and t is sub:
+                            kept = out.setdefault(sub.attr, [])
+                            if kept is not None:
+                                kept.append((node.value, self.scopes.scope_of(node)))
+                        else:
+                            out[sub.attr] = None  # unpacked, augmented, annotated, a loop or `with` target
+        if opaque:
+            out = {k: None for k in out}  # and an attribute never assigned is unknown anyway
+        self._bindings[cls] = out
+        return out
 
     def _eval_subscript(self, expr: ast.Subscript, scope: Scope, depth: int) -> set[Atom]:
         key = expr.slice

@@ -74,7 +74,10 @@ class ModuleAnalyzer:
             base = ev.eval(func.value, scope)
             if base and all(isinstance(b, Instance) for b in base):
                 return set(base), func.attr
-            return ev.eval(func, scope), None
+            atoms = ev.eval(func, scope)
+            if atoms and all(isinstance(a, Instance) for a in atoms):
+                return atoms, "__call__"  # `self.op(x)`: an Op object the class keeps, called
+            return atoms, None
         atoms = ev.eval(func, scope)
         if isinstance(func, ast.Name):
             atoms = self._narrowed(node, func.id, scope, atoms)

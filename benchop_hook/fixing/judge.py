@@ -7,6 +7,7 @@ the updated tests' evidence and the configuration come in as one frozen `Judging
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -213,7 +214,7 @@ AUTHORED_BROKEN = (
 )
 
 
-def _unreadable(site: CallSite, op: str, change: OpChange) -> Finding | None:
+def _unreadable(site: CallSite, op: str, change: OpChange, j: Judging) -> Finding | None:
     """The finding for a call whose class was removed, or whose signatures can't both be read."""
     method = site.method
     old_name = change.old.name if change.old is not None else change.name
@@ -232,10 +233,30 @@ def _unreadable(site: CallSite, op: str, change: OpChange) -> Finding | None:
     if change.status in ("renamed", "moved") and not name_gone:
         return None
     if change.status in ("renamed", "moved") and change.new is not None:
-        return Finding(site, op, Status.GONE, f"{old_name} is now {change.new.name}", method=method)
+        if change.old is not None and _same_class(j, change.old, change.new):
+            # A NamedTuple, a ctypes Structure...: moved or renamed as it was, so called as it was; its import
+            # follows it.
+            return _still_binds(site, op, change, DefaultPins())
+        return Finding(
+            site,
+            op,
+            Status.UNKNOWN,
+            f"{old_name} is now {change.new.qualname}, whose constructor bench-op can't read",
+            why_not="left to the run: the import follows the class, and the run tells whether the call binds",
+            method=method,
+        )
     return Finding(
         site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method
     )
+
+
+def _same_class(j: Judging, old: ClassRef, new: ClassRef) -> bool:
+    """The class as it was, under its new name or module: the same bases, decorators and body."""
+    a, b = j.old_p.class_info(old), j.new_p.class_info(new)
+    if a is None or b is None or a.node is None or b.node is None or a.bases != b.bases:
+        return False
+    decorators = ([ast.dump(d) for d in ci.decorator_list] for ci in (a.node, b.node))
+    return next(decorators) == next(decorators) and a.fingerprint == b.fingerprint
 
 
 def judge_one(
@@ -247,7 +268,7 @@ def judge_one(
         (None, None, []) if change.status == "removed" else change_signatures(change, method, j.new_p)
     )
     if old_sig is None or new_sig is None:
-        return _unreadable(site, op, change)
+        return _unreadable(site, op, change, j)
     args = site.args
     if site.splat_dict is not None:
         # A literal **dict: judged as the keywords it holds; the fix edits the dict's keys.

@@ -165,3 +165,35 @@ def test_a_method_of_an_object_of_a_renamed_class_follows_its_change(tmp_path: P
     assert code == 0, out
     text = repo.read("benchmarks/bench_req.py")
     assert "r = ChunkedPrefillReq()\n    r.init(1, chunked_prefill_size=256)\n" in text, out
+
+
+SMEM = (
+    "from typing import NamedTuple\n\n\nclass SmemBytes(NamedTuple):\n    unstaged: int = 0\n"
+    "    d_stage: int = 0\n"
+)
+
+
+@pytest.mark.parametrize("body_changed", [False, True], ids=["as-it-was", "body-changed"])
+def test_a_class_bench_op_cant_read_moved_needs_no_hand_edit(tmp_path: Path, body_changed: bool) -> None:
+    # quack 84ef91df: a NamedTuple (its constructor unreadable) moved to another module. The import follows
+    # it; moved as it was, the calls are as they were; with its body changed, the run decides. Never a hand
+    # edit.
+    repo = make(
+        tmp_path,
+        {
+            "src/kern/ops/old.py": SMEM,
+            "benchmarks/bench_smem.py": "from kern.ops.old import SmemBytes\n\n\ndef test_smem():\n"
+            "    assert SmemBytes(unstaged=64) is not None\n",
+        },
+    )
+    repo.git("rm", "-q", "src/kern/ops/old.py")
+    repo.write("src/kern/ops/epi.py", SMEM + ("    c_stage: int = 0\n" if body_changed else ""))
+    repo.commit("move")
+    code, out, _ = fix(repo)
+    assert "from kern.ops.epi import SmemBytes" in repo.read("benchmarks/bench_smem.py"), out
+    assert "hand edit" not in out
+    assert "SmemBytes is now kern.ops.epi.SmemBytes" in out
+    if body_changed:
+        assert code == 1 and "1 call can only be judged by running" in out, out
+    else:
+        assert code == 0 and "every benchmark call still binds" in out, out

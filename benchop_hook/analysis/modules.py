@@ -206,7 +206,31 @@ def parse_source(data: bytes, path: str, module: str) -> ModuleInfo:
     segments = Segments(data.lstrip(b"\xef\xbb\xbf") if data.startswith(b"\xef\xbb\xbf") else data)
     for node in tree.body:
         _read_toplevel(node, mi, segments)
+    _mark_imported_dataclass_makers(mi, segments)
     return mi
+
+
+# What class decorators that write `__init__` from the class body are called where they are defined
+# (dataclasses, pydantic.dataclasses, attrs); imported under another name, they are found through the import.
+_DATACLASS_MAKERS = frozenset({"dataclass", "define", "attrs", "frozen", "mutable"})
+
+
+def _mark_imported_dataclass_makers(mi: ModuleInfo, segments: Segments) -> None:
+    """A class decorated with a dataclass maker imported under another name (`from pydantic.dataclasses
+    import dataclass as pydantic_dataclass`): a `dataclass` is read as one (its fields make `__init__`, as
+    for `@dataclass` of any module); attrs' makers leave the constructor unknown, as attrs classes do. Never
+    `()` inherited from object."""
+    for ci in mi.classes.values():
+        if ci.node is None or ci.dataclass is not None or ci.dataclass_like:
+            continue
+        for d in ci.node.decorator_list:
+            head = d.func if isinstance(d, ast.Call) else d
+            t = mi.imports.get(head.id) if isinstance(head, ast.Name) else None
+            if t is None or t.kind != "attr" or t.name not in _DATACLASS_MAKERS:
+                continue
+            ci.dataclass_like = True
+            if t.name == "dataclass" and isinstance(head, ast.Name):
+                ci.dataclass = dataclass_info(ci.node, segments, frozenset({"dataclass", head.id}))
 
 
 def _bound_at_top(node: ast.stmt) -> list[str]:

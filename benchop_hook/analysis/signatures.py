@@ -170,16 +170,18 @@ def _last_name(node: ast.expr) -> str:
     return ""
 
 
-def dataclass_info(node: ast.ClassDef, segments: Segments | None = None) -> DataclassInfo | None:
+def dataclass_info(
+    node: ast.ClassDef, segments: Segments | None = None, makers: frozenset[str] = frozenset({"dataclass"})
+) -> DataclassInfo | None:
     """The fields of a `@dataclass` class (None when it isn't one): annotated class-body names,
     less ClassVar and `field(init=False)`, with InitVar kept; defaults from `= value`,
     `field(default=...)` or `field(default_factory=f)` (shown as `f()`); kw_only from the decorator,
-    `field(kw_only=True)` or a `_: KW_ONLY` marker."""
+    `field(kw_only=True)` or a `_: KW_ONLY` marker. `makers`: the names `dataclass` is called by here."""
     deco = next(
         (
             d
             for d in node.decorator_list
-            if _last_name(d.func if isinstance(d, ast.Call) else d) == "dataclass"
+            if _last_name(d.func if isinstance(d, ast.Call) else d) in makers
         ),
         None,
     )

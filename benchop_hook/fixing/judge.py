@@ -142,13 +142,34 @@ def judge_call(site: CallSite, j: Judging, cases: Cases | None = None) -> Findin
             method=method,
         )
     if len(keys) > 1:
+        # A class the call did not bind before the change never got here in a run that worked
+        # (`GemmCls = GemmSm100 if sm100 else GemmSm90`, one call per branch): its outcome is left out, as
+        # long as one class did bind it.
+        groups = list(distinct.values())
+        bound = [cs for cs in groups if not _never_bound(site, cs[0], j)]
+        left_out = sorted(c.name for cs in groups if cs not in bound for c in cs)
+        if bound and left_out:
+            groups = bound
         # Different changes may still need the same edit of this call: compare the outcomes.
         outcomes = [
-            (", ".join(sorted(c.name for c in cs)), judge_one(site, op, cs[0], j, cases))
-            for cs in distinct.values()
+            (", ".join(sorted(c.name for c in cs)), judge_one(site, op, cs[0], j, cases)) for cs in groups
         ]
-        return agreed(site, op, method, sorted(outcomes, key=lambda o: o[0]))
+        found = agreed(site, op, method, sorted(outcomes, key=lambda o: o[0]))
+        if found is not None and bound and left_out:
+            note = f"{', '.join(left_out)} did not bind this call before the change either: left out"
+            found = replace(found, info=(*found.info, note))
+        return found
     return judge_one(site, op, changed[0], j, cases)
+
+
+def _never_bound(site: CallSite, change: OpChange, j: Judging) -> bool:
+    """The call raised TypeError against the class's signature before the change, whatever its splats held."""
+    if change.status == "removed":
+        return False
+    old_sig = change_signatures(change, site.method, j.new_p)[0]
+    return old_sig is not None and judge_now(site.args, site.expanded_args, old_sig, site.opaque)[0] is (
+        Status.BROKEN
+    )
 
 
 PARTIAL_BROKEN = (

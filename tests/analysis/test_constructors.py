@@ -124,6 +124,21 @@ CASES = [
         None,
     ),
     (
+        # lmdeploy's TurbomindEngineConfig: a pydantic dataclass under another name makes __init__ the same
+        # way (read as `()`, every keyword a benchmark passes was "unexpected").
+        "a-dataclass-maker-imported-under-another-name",
+        "from pydantic.dataclasses import dataclass as pydantic_dataclass\n\n\n"
+        "@pydantic_dataclass\nclass A:\n    m: int\n    n: int = 4\n",
+        "A",
+        "(m, n=4)",
+    ),
+    (
+        "an-attrs-maker-imported-under-another-name",
+        "from attrs import define as attrs_define\n\n\n@attrs_define\nclass A:\n    m: int\n",
+        "A",
+        None,
+    ),
+    (
         "plain-bases-only",
         DC + "class Top:\n    pass\n\n\nclass Mid(Top):\n    pass\n\n\n"
         "@dataclass\nclass A(Mid):\n    m: int = 0\n",

@@ -74,6 +74,19 @@ def test_one_call_several_classes(repo: Repo, norm: str, body: str, expected: li
     assert "don't agree on one fix" not in r.stdout
 
 
+def test_a_class_the_call_never_bound_is_left_out_of_the_fixes(repo: Repo) -> None:
+    # quack's `GemmCls = GemmSm100 if sm100 else GemmSm90`, one call per branch: the reductions never took
+    # `eps`, so this call only ever ran for RMSNormOp, which still binds it. Not "update it by hand".
+    body = "    return cls(m, n, torch.float32, eps=1e-5)\n"
+    repo.write("benchmarks/ops/bench_table.py", TABLE + body + TESTS)
+    repo.commit("a table benchmark")
+    reduction_change(repo)
+    repo.replace(NORM, "def __init__(self, M, hidden, dtype, eps=1e-6):", NORM_CHANGES["rename-M"])
+    repo.git("add", "-A")
+    r = repo.cli("check")
+    assert "bench_table.py" not in r.stdout and "by hand" not in r.stdout, r.stdout
+
+
 # fla (flash-linear-attention): `configs[name]()` over a dict of config classes of which one changed.
 DICT_BENCH = (
     "import pytest\nfrom minitile.ops.other import AConfig, BConfig\n\n"

@@ -62,6 +62,8 @@ class Edit:
             was = self.old_kind.value if self.old_kind else "?"
             return f"'{self.name}' is now {now} (was {was})"
         if k is EditKind.DEFAULT_CHANGED:
+            if self.new_default is None:
+                return f"'{self.name}' is now required (default {self.old_default} before)"
             return f"'{self.name}' default {self.old_default} -> {self.new_default}"
         return k.value  # pragma: no cover
 

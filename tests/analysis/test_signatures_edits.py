@@ -135,3 +135,15 @@ def test_a_slot_that_changed_what_it_takes_is_contested_not_renamed(old, new, re
     edits = diff(sig(old), sig(new))
     assert not [e for e in edits if e.kind is EditKind.RENAMED and e.name == removed]
     assert next(e.contested for e in edits if e.kind is EditKind.REMOVED and e.name == removed) == contested
+
+
+@pytest.mark.parametrize(
+    "old, new, text",
+    [
+        pytest.param("m, dim=-1", "m, dim=0", "'dim' default -1 -> 0", id="changed"),
+        pytest.param("m, mgr=None", "m, mgr", "'mgr' is now required (default None before)", id="now-required"),
+    ],
+)
+def test_a_default_change_reads_as_what_it_is(old: str, new: str, text: str) -> None:
+    (edit,) = [e for e in diff(sig(old), sig(new)) if e.kind is EditKind.DEFAULT_CHANGED]
+    assert edit.explain() == text

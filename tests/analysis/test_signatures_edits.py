@@ -141,7 +141,9 @@ def test_a_slot_that_changed_what_it_takes_is_contested_not_renamed(old, new, re
     "old, new, text",
     [
         pytest.param("m, dim=-1", "m, dim=0", "'dim' default -1 -> 0", id="changed"),
-        pytest.param("m, mgr=None", "m, mgr", "'mgr' is now required (default None before)", id="now-required"),
+        pytest.param(
+            "m, mgr=None", "m, mgr", "'mgr' is now required (default None before)", id="now-required"
+        ),
     ],
 )
 def test_a_default_change_reads_as_what_it_is(old: str, new: str, text: str) -> None:

@@ -51,7 +51,34 @@ def import_fixes(
         notes.append(
             ImportNote(name, f"import of {name} from {module} -> {succ.name} from {new_module}", succ.name)
         )
+    edits += _companions(mi, j, edits, local, seen_edits={(e.old_module, e.old_name) for e in edits})
     return edits, renames, notes
+
+
+def _companions(
+    mi: ModuleInfo, j: Judging, edits: list[ImportEdit], local: bool, seen_edits: set[tuple[str, str]]
+) -> list[ImportEdit]:
+    """The other names of an import whose module is gone and whose Ops all went to one module (a module
+    renamed: `from quack.dense_gemm_sm90 import GemmSm90, TileSchedulerOptions`): each follows when that
+    module gives the very class the old one gave, so the statement moves whole instead of being split by
+    hand."""
+    targets: dict[str, set[str]] = {}
+    for e in edits:
+        if e.new_module != e.old_module and not j.new_p.has_module(e.old_module):
+            targets.setdefault(e.old_module, set()).add(e.new_module)
+    out: list[ImportEdit] = []
+    for _, target in all_imports(mi, local):
+        if target[0] != "attr" or target[1] not in targets or len(targets[target[1]]) != 1:
+            continue
+        _, module, name = target
+        if (module, name) in seen_edits:
+            continue
+        (new_module,) = targets[module]
+        before = j.old_p.resolve_name(module, name)
+        if isinstance(before, ClassRef) and j.new_p.resolve_name(new_module, name) == before:
+            seen_edits.add((module, name))
+            out.append(ImportEdit(module, name, new_module, name))
+    return out
 
 
 def _counterpart(module: str, old_ref: ClassRef, succ: ClassRef, j: Judging) -> str | None:

@@ -197,3 +197,27 @@ def test_a_class_bench_op_cant_read_moved_needs_no_hand_edit(tmp_path: Path, bod
         assert code == 1 and "1 call can only be judged by running" in out, out
     else:
         assert code == 0 and "every benchmark call still binds" in out, out
+
+
+def test_a_renamed_modules_import_moves_whole_when_its_other_names_come_along(tmp_path: Path) -> None:
+    # quack 09b030fd: dense_gemm_sm90.py became gemm_sm90.py. `from ...dense_gemm_sm90 import GemmSm90,
+    # TileSchedulerOptions`: the second name is imported there from the scheduler, in both versions, so the
+    # new module gives the same class; the statement moves whole (it was "split that import by hand").
+    gemm = (
+        "from kern.ops.op import Op\nfrom kern.ops.sched import Options\n\n\n"
+        "class GemmOp(Op):\n    def __init__(self, m, n):\n        pass\n"
+    )
+    repo = make(
+        tmp_path,
+        {
+            "src/kern/ops/sched.py": "class Options:\n    pass\n",
+            "src/kern/ops/dense_gemm.py": gemm,
+            "benchmarks/bench_gemm.py": "from kern.ops.dense_gemm import GemmOp, Options\n\n\n"
+            "def test_gemm():\n    GemmOp(1, 2)\n    Options()\n",
+        },
+    )
+    repo.git("mv", "src/kern/ops/dense_gemm.py", "src/kern/ops/gemm.py")
+    repo.commit("rename the module")
+    code, out, _ = fix(repo)
+    assert code == 0, out
+    assert "from kern.ops.gemm import GemmOp, Options\n" in repo.read("benchmarks/bench_gemm.py"), out

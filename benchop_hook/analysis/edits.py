@@ -123,6 +123,15 @@ def _takes_the_same(old: Param, new: Param) -> bool:
     return not (old.annotation and new.annotation and old.annotation != new.annotation)
 
 
+def _qualified(old: str, new: str) -> bool:
+    """The new name is the old one with a word added (`dp_pg` -> `dp_cp_pg`, `block_size` ->
+    `kv_block_size`): a narrower or another thing, not the same thing renamed. nanotron's data-parallel
+    group carried into a data-and-context-parallel one reduced gradients over the wrong ranks."""
+    a, b = old.lower().split("_"), new.lower().split("_")
+    it = iter(b)
+    return len(b) > len(a) and all(w in it for w in a)  # the old words, in order, among the new ones
+
+
 def _inserts_before_next(
     old: Param, new: Param, old_named: list[Param], new_names: list[str], added: list[Param]
 ) -> bool:
@@ -237,7 +246,8 @@ def _pair_renames(old_named: list[Param], new_named: list[Param], hints: dict[st
     old_slots, new_slots = _slots(old_named, survivors), _slots(new_named, survivors)
     for r in list(removed):
         near = next((p for p in added if _same_slot(r, p, old_slots[r.name], new_slots[p.name])), None)
-        a = near if near is not None and _takes_the_same(r, near) else None
+        narrower = near is not None and _qualified(r.name, near.name)
+        a = near if near is not None and _takes_the_same(r, near) and not narrower else None
         if a is None and near is not None:
             # `forward(weight, res)` -> `forward(inp, out=None)`: a positional value for res now reaches out,
             # which is optional; `local_batch_size=8` -> `num_tokens=16384`. Neither a rename nor a removal
@@ -245,7 +255,9 @@ def _pair_renames(old_named: list[Param], new_named: list[Param], hints: dict[st
             # with `input` when only required-ness or the annotation differs (`(*, input, end)` -> `(*,
             # target=None)`: the engineers drop it); another default says the slot counts something else.
             contested[r.name] = near.name
-            if r.default is None or near.default is None or same_default(r.default, near.default):
+            if not narrower and (
+                r.default is None or near.default is None or same_default(r.default, near.default)
+            ):
                 by_position_only.add(r.name)
             continue
         if a is not None and (

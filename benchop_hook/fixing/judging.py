@@ -3,6 +3,7 @@ changed defaults a call relies on (`pins_for`), and what the updated tests settl
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -73,6 +74,10 @@ def pins_for(
         what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
         if not j.pin_defaults:
             info.append(f"{what}; not pinned (pin-defaults = false)")
+        elif _respelled(e.old_default, e.new_default):
+            # nanotron's SGDOptimizerArgs(name="SGD") -> "sgd", checked `== "sgd"` from then on: the same
+            # choice spelled anew, and the old spelling is what the code stopped accepting.
+            info.append(f"{what}; not pinned: the same choice, respelled")
         elif not is_constant_source(e.old_default or ""):
             info.append(f"{what}; not pinned: the old default is not a constant")
         elif free_names(e.old_default or "") - site.scope_names:
@@ -100,6 +105,15 @@ def pins_for(
                     )
                 )
     return DefaultPins(tuple(info), hand, hand_note, what, tuple(pins))
+
+
+def _respelled(old: str | None, new: str | None) -> bool:
+    """Two string literals that differ only in case: one choice, spelled two ways."""
+    try:
+        a, b = (ast.literal_eval(x) if x is not None else None for x in (old, new))
+    except (ValueError, SyntaxError):
+        return False
+    return isinstance(a, str) and isinstance(b, str) and a != b and a.lower() == b.lower()
 
 
 def test_checks(

@@ -149,3 +149,24 @@ def test_a_slot_that_changed_what_it_takes_is_contested_not_renamed(old, new, re
 def test_a_default_change_reads_as_what_it_is(old: str, new: str, text: str) -> None:
     (edit,) = [e for e in diff(sig(old), sig(new)) if e.kind is EditKind.DEFAULT_CHANGED]
     assert edit.explain() == text
+
+
+@pytest.mark.parametrize(
+    "old, new, narrower",
+    [
+        pytest.param("dp_pg, acc", "dp_cp_pg, acc", True, id="a-word-added-in-the-middle"),
+        pytest.param("block_size, n", "kv_block_size, n", True, id="a-word-added-in-front"),
+        pytest.param("seq_len_q, n", "max_seqlen_q, n", False, id="respelled-with-a-word-is-no-extension"),
+        pytest.param("kv_stride, n", "stride_kv, n", False, id="reordered"),
+    ],
+)
+def test_a_name_with_a_word_added_is_no_rename(old: str, new: str, narrower: bool) -> None:
+    # nanotron 7bc9923: dp_pg -> dp_cp_pg is another process group; carrying parallel_context.dp_pg over
+    # reduced gradients over the wrong ranks. Contested, for a keyword too.
+    edits = diff(sig(old), sig(new))
+    renamed = [e for e in edits if e.kind is EditKind.RENAMED]
+    if narrower:
+        (gone,) = [e for e in edits if e.kind is EditKind.REMOVED]
+        assert not renamed and gone.contested == new.split(",")[0] and not gone.by_position_only
+    else:
+        assert [(e.name, e.new_name) for e in renamed] == [(old.split(",")[0], new.split(",")[0])]

@@ -221,3 +221,31 @@ def test_a_renamed_modules_import_moves_whole_when_its_other_names_come_along(tm
     code, out, _ = fix(repo)
     assert code == 0, out
     assert "from kern.ops.gemm import GemmOp, Options\n" in repo.read("benchmarks/bench_gemm.py"), out
+
+
+@pytest.mark.parametrize(
+    "old, new, pinned",
+    [
+        pytest.param('"SGD"', '"sgd"', False, id="respelled"),
+        pytest.param('"adam"', '"sgd"', True, id="another-choice"),
+    ],
+)
+def test_a_default_respelled_is_the_same_choice_and_not_pinned(
+    tmp_path: Path, old: str, new: str, pinned: bool
+) -> None:
+    # nanotron 2abd667: SGDOptimizerArgs' name "SGD" -> "sgd", and the new code accepts "sgd" only; pinning
+    # name="SGD" made a working benchmark raise ValueError.
+    repo = make(
+        tmp_path,
+        {
+            "src/kern/ops/opt.py": "from kern.ops.op import Op\n\n\nclass OptArgs(Op):\n"
+            f"    def __init__(self, lr=0.1, name={old}):\n        self.name = name\n",
+            "benchmarks/bench_opt.py": "from kern.ops.opt import OptArgs\n\n\ndef test_opt():\n"
+            "    OptArgs(lr=0.01)\n",
+        },
+    )
+    repo.replace("src/kern/ops/opt.py", f"name={old}", f"name={new}")
+    repo.commit("the default name")
+    code, out, _ = fix(repo)
+    assert code == 0, out
+    assert (f"OptArgs(lr=0.01, name={old})" in repo.read("benchmarks/bench_opt.py")) is pinned, out

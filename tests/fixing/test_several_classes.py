@@ -111,8 +111,8 @@ CONFIGS = (
         ),
         pytest.param(
             "configs[name](64, eps=1e-6)",
-            ("num_heads=8, eps=1e-5)", "num_heads=8, norm_eps=1e-5)"),
-            "AConfig: configs[name](64, norm_eps=1e-6); the others: no change needed",
+            ("num_heads=8, eps=1e-5)", "num_heads=8, epsilon=1e-5)"),
+            "AConfig: configs[name](64, epsilon=1e-6); the others: no change needed",
             id="a-renamed-keyword-would-not-bind-the-other-classes",
         ),
     ],
@@ -145,7 +145,7 @@ def test_an_opaque_splat_reaching_changed_and_unchanged_classes_is_left_to_the_r
         "    cls(hidden=64, **extra)\n",
     )
     repo.commit("configs and their benchmark")
-    repo.replace("src/minitile/ops/other.py", "num_heads=8, eps=1e-5)", "num_heads=8, norm_eps=1e-5)")
+    repo.replace("src/minitile/ops/other.py", "num_heads=8, eps=1e-5)", "num_heads=8, epsilon=1e-5)")
     repo.git("add", "-A")
     r = repo.cli("check")
     assert "left to the run" in r.stdout, r.stdout

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from benchop_hook.analysis.callsites import CallSite, char_col, local_binding
-from benchop_hook.fixing.plan import ArgOp, CallEdit, DictEdit, Plan
+from benchop_hook.fixing.plan import ArgOp, CallEdit, DictEdit, Plan, Status
 from benchop_hook.fixing.results import FileResult, FileVerdict, Finding, written_args
 
 _NOT_A_LITERAL = "not rewritten: the splatted dict is not a literal bench-op can edit in place"
@@ -133,14 +133,20 @@ def _refused(base: FileResult, failed: Sequence[str]) -> FileResult:
                 "not rewritten: bench-op rewrites a file whole or not at all, and another call in it "
                 f"stopped it ({others})"
             )
-        out.append(replace(f, plan=None, why_not=why))
+        out.append(_unwritten(f, why))
     return replace(base, findings=tuple(out))
+
+
+def _unwritten(f: Finding, why: str) -> Finding:
+    """A finding whose rewrite was not written: a changed default it relies on, left unpinned, is a hand edit
+    now (it binds, and would measure the new default)."""
+    return replace(f, plan=None, why_not=why, hand=f.hand or f.status is Status.DEFAULT)
 
 
 def _unplanned(base: FileResult, why: str, *, every: bool = False) -> FileResult:
     """Every planned finding (or every finding) left unrewritten, with the reason."""
     out = tuple(
-        replace(f, plan=None, why_not=why) if (every or f.plan is not None) else f for f in base.findings
+        _unwritten(f, why) if (every or f.plan is not None) else f for f in base.findings
     )
     return replace(base, findings=out)
 

@@ -26,6 +26,7 @@ from benchop_hook.fixing.plan import (
     NoPlan,
     Plan,
     Status,
+    as_clause,
     classify,
     default_pins,
     fails_whatever_splats_hold,
@@ -384,7 +385,7 @@ def _judge_binding(
         else None
     )
     return routed or Finding(
-        site, op, status, problem, why_not=f"not rewritten: it {p.reason}", info=dp.info, method=method
+        site, op, status, problem, why_not=f"not rewritten: {as_clause(p.reason)}", info=dp.info, method=method
     )
 
 
@@ -463,7 +464,7 @@ def explicit_fix(
     )
     problem = f"TypeError: {err}, whatever {splats} hold{'s' if ' and ' not in splats else ''}"
     if isinstance(p, NoPlan):
-        return Finding(site, op, Status.BROKEN, problem, why_not=f"not rewritten: it {p.reason}")
+        return Finding(site, op, Status.BROKEN, problem, why_not=f"not rewritten: {as_clause(p.reason)}")
     dropped = {o.index for o in p.ops if o.op == "drop"}
     rest = any(a.kind in ("star", "dstar") and i not in dropped for i, a in enumerate(site.args))
     info = (

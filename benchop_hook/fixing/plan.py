@@ -59,6 +59,12 @@ class NoPlan:
     choice: tuple[int, str, str] | None = None  # (argument index, parameter, value): a choice with no home
 
 
+def as_clause(reason: str) -> str:
+    """A NoPlan reason after "it": most read as what the call does ("passes ...", "needs ..."); the others
+    already have their subject ("it did not bind ...", "'x' is positional-only now", "no edit found ...")."""
+    return reason if reason.startswith(("it ", "'", "no ")) else f"it {reason}"
+
+
 @dataclass(frozen=True)
 class Value:
     source: str | None
@@ -281,7 +287,7 @@ def plan(
 
     for i, (a, p_old) in enumerate(zip(args, old_t)):
         if p_old.startswith("*"):
-            return NoPlan(f"argument {a.source} goes through {p_old}, which bench-op does not rewrite")
+            return NoPlan(f"passes {a.source} through {p_old}, which bench-op does not rewrite")
         p_new = pmap.get(p_old, p_old)
         if (
             p_new is not None

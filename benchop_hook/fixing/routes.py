@@ -18,7 +18,7 @@ from benchop_hook.analysis.signatures import Signature, same_default
 from benchop_hook.fixing.choices import choice_words
 from benchop_hook.fixing.context import value_source
 from benchop_hook.fixing.judging import Judging, pins_for, test_checks
-from benchop_hook.fixing.plan import ArgOp, NoPlan, Plan, Status, default_pins, plan
+from benchop_hook.fixing.plan import ArgOp, NoPlan, Plan, Status, as_clause, default_pins, plan
 from benchop_hook.fixing.results import Finding
 
 
@@ -108,7 +108,7 @@ def route(
     values = value_source(site, j.evidence, sib, sib_sig, old_sig, tuple(edits))
     p = plan(args, old_sig, sib_sig, edits, values, dp.pins, site.scope_names, own, drops)
     if isinstance(p, NoPlan):
-        return Finding(site, op, status, problem, why_not=f"not rewritten: {why}, but it {p.reason}")
+        return Finding(site, op, status, problem, why_not=f"not rewritten: {why}, but {as_clause(p.reason)}")
     ops = p.ops
     notes = [f"{old_name} -> {sib.name}: the class built for {param}={value} ({succ.name} has no '{param}')"]
     if carried:

@@ -170,21 +170,39 @@ def test_a_refused_file_says_which_call_stopped_each_of_its_rewrites() -> None:
     from benchop_hook.fixing.plan import ArgOp, Plan
     from benchop_hook.fixing.results import FileResult, Finding
 
-    def finding(line: int, end: int) -> Finding:
+    def finding(line: int, end: int, status: Status = Status.SHIFTED) -> Finding:
         site = CallSite(
             "b.py", line, 4, end, 20, "Op", (), frozenset(), None, None, None, frozenset(), "direct"
         )
-        return Finding(site, "Op", Status.SHIFTED, "shifted", Plan((ArgOp("drop", 0),), (), "()"))
+        return Finding(site, "Op", status, "shifted", Plan((ArgOp("drop", 0),), (), "()"))
 
-    base = FileResult("b.py", (finding(4, 4), finding(9, 12)))
+    base = FileResult("b.py", (finding(4, 4), finding(9, 12), finding(20, 20, Status.DEFAULT)))
     failed = [
         "line 10: a comment in this call would be lost or moved: fix it by hand",
         "line 10: call not found where expected",
     ]
-    first, second = _refused(base, failed).findings
+    first, second, pin = _refused(base, failed).findings
     assert first.plan is None and second.plan is None
+    # nanotron 19e8ee4: a default pin left unwritten binds and measures the new default: a hand edit, counted.
+    assert pin.hand and pin.needs_action and not first.hand
     assert second.why_not == "not rewritten: " + failed[0]
     assert first.why_not == (
         "not rewritten: bench-op rewrites a file whole or not at all, and another call in it stopped it "
         "(line 10: a comment in this call would be lost or moved: fix it by hand)"
     )
+
+
+@pytest.mark.parametrize(
+    "reason, clause",
+    [
+        ("needs a value for 'dim'", "it needs a value for 'dim'"),
+        ("passes x through *args, which bench-op does not rewrite", "it passes x through *args, which"),
+        ("it did not bind the old signature either", "it did not bind the old signature either"),
+        ("'dim' is positional-only now", "'dim' is positional-only now"),
+        ("no edit found that makes it bind the new signature", "no edit found that makes it bind"),
+    ],
+)
+def test_a_reason_reads_as_a_clause_after_not_rewritten(reason: str, clause: str) -> None:
+    from benchop_hook.fixing.plan import as_clause
+
+    assert as_clause(reason).startswith(clause)

@@ -385,7 +385,13 @@ def _judge_binding(
         else None
     )
     return routed or Finding(
-        site, op, status, problem, why_not=f"not rewritten: {as_clause(p.reason)}", info=dp.info, method=method
+        site,
+        op,
+        status,
+        problem,
+        why_not=f"not rewritten: {as_clause(p.reason)}",
+        info=dp.info,
+        method=method,
     )
 
 

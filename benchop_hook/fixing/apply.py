@@ -130,8 +130,8 @@ def _refused(base: FileResult, failed: Sequence[str]) -> FileResult:
         else:
             others = "; ".join(m for ms in by_line.values() for m in ms)
             why = (
-                "not rewritten: bench-op rewrites a file whole or not at all, and another call in it "
-                f"stopped it ({others})"
+                "not rewritten: bench-op rewrites a file whole or not at all, and another edit in it was "
+                f"refused ({others})"
             )
         out.append(_unwritten(f, why))
     return replace(base, findings=tuple(out))

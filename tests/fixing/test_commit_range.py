@@ -205,22 +205,23 @@ def test_a_renamed_modules_import_moves_whole_when_its_other_names_come_along(tm
     # new module gives the same class; the statement moves whole (it was "split that import by hand").
     gemm = (
         "from kern.ops.op import Op\nfrom kern.ops.sched import Options\n\n\n"
-        "class GemmOp(Op):\n    def __init__(self, m, n):\n        pass\n"
+        "class GemmOp(Op):\n    def __init__(self, m, n):\n        pass\n\n\n"
+        "def check(x):\n    return x\n"  # nanotron's sanity_check: a function that moved with its module
     )
     repo = make(
         tmp_path,
         {
             "src/kern/ops/sched.py": "class Options:\n    pass\n",
             "src/kern/ops/dense_gemm.py": gemm,
-            "benchmarks/bench_gemm.py": "from kern.ops.dense_gemm import GemmOp, Options\n\n\n"
-            "def test_gemm():\n    GemmOp(1, 2)\n    Options()\n",
+            "benchmarks/bench_gemm.py": "from kern.ops.dense_gemm import GemmOp, Options, check\n\n\n"
+            "def test_gemm():\n    check(GemmOp(1, 2))\n    Options()\n",
         },
     )
     repo.git("mv", "src/kern/ops/dense_gemm.py", "src/kern/ops/gemm.py")
     repo.commit("rename the module")
     code, out, _ = fix(repo)
     assert code == 0, out
-    assert "from kern.ops.gemm import GemmOp, Options\n" in repo.read("benchmarks/bench_gemm.py"), out
+    assert "from kern.ops.gemm import GemmOp, Options, check\n" in repo.read("benchmarks/bench_gemm.py"), out
 
 
 @pytest.mark.parametrize(

@@ -187,7 +187,7 @@ def test_a_refused_file_says_which_call_stopped_each_of_its_rewrites() -> None:
     assert pin.hand and pin.needs_action and not first.hand
     assert second.why_not == "not rewritten: " + failed[0]
     assert first.why_not == (
-        "not rewritten: bench-op rewrites a file whole or not at all, and another call in it stopped it "
+        "not rewritten: bench-op rewrites a file whole or not at all, and another edit in it was refused "
         "(line 10: a comment in this call would be lost or moved: fix it by hand)"
     )
 

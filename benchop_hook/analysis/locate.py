@@ -27,4 +27,4 @@ def analyze(path: str, data: bytes, new_p: Project, old_p: Project | None = None
         r = new_p.resolve_name(module, attr)
         return or_gone(r, old_p.resolve_name(module, attr)) if r is None and old_p is not None else r
 
-    return ModuleAnalyzer(mi, data, resolve, resolve_attr)
+    return ModuleAnalyzer(mi, data, resolve, resolve_attr, class_level=new_p.class_level)

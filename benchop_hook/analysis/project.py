@@ -8,6 +8,7 @@ cached: only the modules a question touches are read and parsed.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from collections.abc import Callable, Iterable
 from typing import TypeVar
@@ -421,6 +422,23 @@ class Project:
                 if s is not None:
                     return s
         return None
+
+    def class_level(self, ref: ClassRef, name: str, _seen: frozenset[ClassRef] = frozenset()) -> bool:
+        """Whether `ref.name(...)` called on the class itself is a method call bench-op reads as on an
+        object: the nearest definition of `name` is a classmethod or a staticmethod (a factory such as
+        `TraceContext.create(...)`), of a class bench-op reads whole."""
+        ci = self.class_info(ref)
+        if ci is None or ci.node is None or ref in _seen:
+            return False
+        for item in ci.node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name:
+                return any(
+                    isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod")
+                    for d in item.decorator_list
+                )
+        return any(
+            isinstance(b, ClassRef) and self.class_level(b, name, _seen | {ref}) for b in self.bases(ref)
+        )
 
     def method_names(self, ref: ClassRef, _seen: frozenset[ClassRef] = frozenset()) -> set[str]:
         ci = self.class_info(ref)

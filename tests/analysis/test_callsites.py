@@ -575,3 +575,22 @@ def test_an_attribute_on_self_with_a_binding_bench_op_cant_follow_stays_unknown(
 ) -> None:
     src = "class Base:\n    pass\n\n\n" + WRAPPER.format(bases=bases, extra=extra)
     assert [s for s in sites(src) if s.method is not None] == []
+
+
+FACTORY = (
+    "class Op:\n    pass\n\n\nclass Ctx(Op):\n    def __init__(self, cap=0):\n        pass\n\n"
+    "    @classmethod\n    def create(cls, buf, cap=4096):\n        return cls(cap)\n\n"
+    "    @staticmethod\n    def make(buf):\n        return Ctx()\n\n"
+    "    def plain(self, buf):\n        pass\n"
+)
+
+
+def test_a_classmethod_called_on_its_class_is_a_method_call() -> None:
+    # quack 80ec8999: TraceContext.create(ptr, region_names=...) lost region_names; the call was invisible.
+    src = "from lib.ctx import Ctx\n\nCtx.create(1, cap=8)\nCtx.make(1)\nCtx.plain(Ctx(), 1)\n"
+    new_p = project({**LIB, "lib/ctx.py": FACTORY, BENCH: src})
+    found = {s.lineno: s for s in analyze(BENCH, src.encode(), new_p).calls() if s.method is not None}
+    ctx = ClassRef("lib.ctx", "Ctx")
+    assert found[3].method == "create" and found[3].atoms == {Instance(ctx)}
+    assert found[4].method == "make"
+    assert 5 not in found  # a plain method called on the class takes its object first: not read as one

@@ -33,8 +33,10 @@ class ModuleAnalyzer:
         resolve: Callable[[ModuleInfo, str], Atom | None],
         resolve_attr: Callable[[str, str], Atom | None],
         helper_args: Callable[[str, str, int, str | None], list[Atom]] | None = None,
+        class_level: Callable[[ClassRef, str], bool] | None = None,
     ) -> None:
         self.mi = mi
+        self._class_level = class_level
         self.tree = mi.tree
         self.text = source.decode("utf-8-sig", "replace")
         self.lines = self.text.splitlines()
@@ -74,6 +76,14 @@ class ModuleAnalyzer:
             base = ev.eval(func.value, scope)
             if base and all(isinstance(b, Instance) for b in base):
                 return set(base), func.attr
+            level = self._class_level
+            if (
+                level is not None
+                and base
+                and all(isinstance(b, ClassRef) and level(b, func.attr) for b in base)
+            ):
+                # `Ctx.create(...)`: a classmethod or staticmethod; its signature (less `cls`) is the method's
+                return {Instance(b) for b in base if isinstance(b, ClassRef)}, func.attr
             atoms = ev.eval(func, scope)
             if atoms and all(isinstance(a, Instance) for a in atoms):
                 return atoms, "__call__"  # `self.op(x)`: an Op object the class keeps, called

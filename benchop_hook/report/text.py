@@ -115,6 +115,14 @@ def summary(result: StaticResult, *, wrote: bool) -> str:
     if not parts:
         if result.target.mode == "all":
             return "bench-op: no call is provably broken" + extra + "."
+        if result.rewritten:
+            # Only imports follow a renamed or moved class: the diff shows them, the calls stay as they are.
+            verb = "rewrote" if wrote else "can rewrite"
+            tail = "" if wrote else "; run `bench-op fix` to apply"
+            return (
+                f"bench-op: {verb} the imports of {plural(len(result.rewritten), 'benchmark file')}; "
+                f"every call binds with the same meaning{tail}."
+            )
         return "bench-op: every benchmark call still binds with the same meaning."
     tail = ""
     if fixable and not wrote:

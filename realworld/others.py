@@ -317,15 +317,15 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
     ),
     ("megatron-0fe3232", "replayed", "examples/inference/gpt/gpt_dynamic_inference.py", 293): (
         True,
-        OK,
-        "GPTInferenceWrapper(model, context): context kept on inference_context; bench-op also pins "
-        "inference_wrapper_config=None, the old default of a parameter that is required again (pin-defaults "
-        "on a "
-        "default that was removed): it binds, and fails at run time where the engineers pass a real config",
+        REPORT,
+        "GPTInferenceWrapper(model, context): inference_wrapper_config is required again and the constructor "
+        "reads inference_wrapper_config.fp32_residual_connection: reported, right (bench-op used to pin "
+        "inference_wrapper_config=None, its old default, which binds and fails at run time where the "
+        "engineers pass a real config)",
     ),
     ("megatron-0fe3232", "replayed", "tools/run_inference_performance_test.py", 80): (
         True,
-        OK,
+        REPORT,
         "as gpt_dynamic_inference.py:293",
     ),
     ("megatron-0fe3232", "replayed", "examples/inference/t5/simple_t5_batch_inference.py", 93): (
@@ -566,6 +566,31 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
         True,
         REPORT,
         "as above",
+    ),
+    ("torchtune-86c2318", "replayed", "scripts/llama2_inference/inference.py", 118): (
+        True,
+        OK,
+        "decoder(tokens, 0): TransformerDecoder.forward(tokens, curr_pos=0) became (tokens, mask=None, "
+        "curr_pos=0), so the 0 reached mask; curr_pos=0 keeps it where it was (the engineers left this "
+        "script behind in that commit)",
+    ),
+    ("torchtune-86c2318", "replayed", "scripts/llama2_inference/inference.py", 156): (
+        True,
+        OK,
+        "as inference.py:118, on the kv-cache decoder",
+    ),
+    ("torchao-8236a87", "replayed", "benchmarks/benchmark_fp6.py", 5): (
+        True,
+        OK,
+        "torchao.dtypes.fpx is gone; bench-op imports the renamed classes from torchao.dtypes.floatx.floatx, "
+        "which defines them, the engineers from the package torchao.dtypes.floatx, which re-exports them: "
+        "the same classes",
+    ),
+    ("liger-24a7efc", "replayed", "benchmark/scripts/benchmark_fused_linear_jsd.py", 93): (
+        True,
+        REPORT,
+        "self.fused_jsd(...) on the LigerFusedLinearJSD the wrapper keeps: forward gained a required "
+        "shift_labels, so the call raises TypeError at that commit; reported, right (the engineers left it)",
     ),
     # apex
     **{

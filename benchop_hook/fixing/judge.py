@@ -143,24 +143,30 @@ def judge_call(site: CallSite, j: Judging, cases: Cases | None = None) -> Findin
             method=method,
         )
     if len(keys) > 1:
-        # A class the call did not bind before the change never got here in a run that worked
-        # (`GemmCls = GemmSm100 if sm100 else GemmSm90`, one call per branch): its outcome is left out, as
-        # long as one class did bind it.
-        groups = list(distinct.values())
-        bound = [cs for cs in groups if not _never_bound(site, cs[0], j)]
-        left_out = sorted(c.name for cs in groups if cs not in bound for c in cs)
-        if bound and left_out:
-            groups = bound
-        # Different changes may still need the same edit of this call: compare the outcomes.
-        outcomes = [
-            (", ".join(sorted(c.name for c in cs)), judge_one(site, op, cs[0], j, cases)) for cs in groups
-        ]
-        found = agreed(site, op, method, sorted(outcomes, key=lambda o: o[0]))
-        if found is not None and bound and left_out:
-            note = f"{', '.join(left_out)} did not bind this call before the change either: left out"
-            found = replace(found, info=(*found.info, note))
-        return found
+        return _several_changes(site, op, list(distinct.values()), j, cases)
     return judge_one(site, op, changed[0], j, cases)
+
+
+def _several_changes(
+    site: CallSite, op: str, groups: list[list[OpChange]], j: Judging, cases: Cases | None
+) -> Finding | None:
+    """One call that classes changed in different ways reach: the outcome they agree on, else each one's."""
+    # A class the call did not bind before the change never got here in a run that worked
+    # (`GemmCls = GemmSm100 if sm100 else GemmSm90`, one call per branch): its outcome is left out, as long
+    # as one class did bind it.
+    bound = [cs for cs in groups if not _never_bound(site, cs[0], j)]
+    left_out = sorted(c.name for cs in groups if cs not in bound for c in cs)
+    if bound and left_out:
+        groups = bound
+    # Different changes may still need the same edit of this call: compare the outcomes.
+    outcomes = [
+        (", ".join(sorted(c.name for c in cs)), judge_one(site, op, cs[0], j, cases)) for cs in groups
+    ]
+    found = agreed(site, op, site.method, sorted(outcomes, key=lambda o: o[0]))
+    if found is not None and bound and left_out:
+        note = f"{', '.join(left_out)} did not bind this call before the change either: left out"
+        found = replace(found, info=(*found.info, note))
+    return found
 
 
 def _never_bound(site: CallSite, change: OpChange, j: Judging) -> bool:
@@ -384,15 +390,8 @@ def _judge_binding(
         if _routable(site, change) and p.choice
         else None
     )
-    return routed or Finding(
-        site,
-        op,
-        status,
-        problem,
-        why_not=f"not rewritten: {as_clause(p.reason)}",
-        info=dp.info,
-        method=method,
-    )
+    why = f"not rewritten: {as_clause(p.reason)}"
+    return routed or Finding(site, op, status, problem, why_not=why, info=dp.info, method=method)
 
 
 def _moved_out(

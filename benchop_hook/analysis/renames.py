@@ -216,6 +216,10 @@ def _candidates(
     """old -> {candidate new name -> evidence kinds}: the votes, then names that match."""
     cand: dict[str, dict[str, set[str]]] = {o: {} for o in olds}
     for (o, n), kinds in votes.items():
+        if kinds == {EXPORTS} and not _share_a_word(o, n):
+            # A sorted export list where one class left and an unrelated one came in at the same place
+            # (peft's "BoneConfig" and "CartridgeConfig") reads as a swap: alone, no evidence of a rename.
+            continue
         if o in olds and n in news and compatible(o, n):
             cand[o].setdefault(n, set()).update(kinds)
     # Names: first with case and direction only, then with the abbreviations the evidence shows.
@@ -230,6 +234,17 @@ def _candidates(
                 if compatible(o, n):
                     cand[o].setdefault(n, set()).add(NAMES)
     return cand
+
+
+# Words of class names that say what kind of class it is, not which one.
+_KIND_WORDS = frozenset(
+    {"op", "fwd", "bwd", "forward", "backward", "config", "layer", "module", "kernel", "args"}
+)
+
+
+def _share_a_word(a: str, b: str) -> bool:
+    """Two class names with a word in common besides the words of their kind (`SumOp`, `SumFwdOp`)."""
+    return bool((set(_split_words(a)) & set(_split_words(b))) - _KIND_WORDS)
 
 
 def pair_names(

@@ -87,17 +87,31 @@ def _companions(
 
 
 def _same_function(j: Judging, old_module: str, new_module: str, name: str) -> bool:
-    """A function the old module defined and the new one defines word for word (nanotron's sanity_check,
-    moved with the module)."""
+    """A function or a module-level value the old module defined and the new one defines word for word
+    (nanotron's sanity_check, litgpt's `prompt_styles = {...}`, moved with their module)."""
     found = []
     for project, module in ((j.old_p, old_module), (j.new_p, new_module)):
         mi = project.module(module)
         body = mi.tree.body if mi is not None and mi.tree is not None else []
-        defs = [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
-        if len(defs) != 1 or mi is None or name in mi.imports or name in mi.aliases:
+        defs = [n for n in body if name in _defined_by(n)]
+        if len(defs) != 1 or mi is None or name in mi.imports:
             return False
         found.append(ast.dump(defs[0]))
     return found[0] == found[1]
+
+
+def _defined_by(node: ast.stmt) -> tuple[str, ...]:
+    """The name a top-level `def` or a plain one-name assignment binds."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return (node.name,)
+    targets = (
+        node.targets
+        if isinstance(node, ast.Assign)
+        else [node.target]
+        if isinstance(node, ast.AnnAssign)
+        else []
+    )
+    return (targets[0].id,) if len(targets) == 1 and isinstance(targets[0], ast.Name) else ()
 
 
 def _counterpart(module: str, old_ref: ClassRef, succ: ClassRef, j: Judging) -> str | None:

@@ -31,6 +31,7 @@ from benchop_hook.fixing.plan import (
     default_pins,
     fails_whatever_splats_hold,
     judge_now,
+    keywords_only_unharmed,
     plan,
 )
 from benchop_hook.fixing.refusals import moved_to_constructor
@@ -304,6 +305,8 @@ def judge_one(
             Arg("kw", k, v) for k, v in site.splat_dict
         )
     status, problem = classify(args, old_sig, new_sig, edits)
+    if status is Status.UNKNOWN and keywords_only_unharmed(args, old_sig, edits):
+        return _still_binds(site, op, change, DefaultPins())  # its class's import may still follow a rename
     if status is Status.UNKNOWN:
         return (explicit_fix(site, op, change, old_sig, new_sig, edits, j) if method is None else None) or (
             Finding(

@@ -16,6 +16,7 @@ from benchop_hook.analysis.binding import CallShape, bind
 from benchop_hook.analysis.callsites import Arg, ArgKind
 from benchop_hook.analysis.edits import Edit, EditKind, param_map
 from benchop_hook.analysis.signatures import (
+    Kind,
     Signature,
     expr_key,
     free_names,
@@ -132,6 +133,25 @@ def classify(
         if a.kind == "pos" and pmap.get(o, o) != n and not _same_values(args, old, new, old_t, new_t, pmap):
             return Status.SHIFTED, f"argument {a.source} now reaches '{n}' instead of '{o}'"
     return Status.OK, "binds with the same meaning"
+
+
+def keywords_only_unharmed(args: Sequence[Arg], old: Signature, edits: Sequence[Edit]) -> bool:
+    """A call by keyword only (`Config(**config)`, `Op(n=n, **extra)`) that the change cannot reach: it only
+    added parameters with defaults, moved parameters, or made some keyword-only. Whatever the splat holds
+    bound the old signature by name, binds the new one the same way, and a new parameter takes its default
+    (the splat could not hold its name before: the old signature had no `**kwargs` to take it). litgpt's
+    `Config(**config)` gained fields in ten commits; each was "left to the run"."""
+    if old.var_keyword is not None or any(a.kind in ("pos", "star") for a in args):
+        return False
+    if not any(a.kind == "dstar" for a in args):
+        return False  # nothing splatted: `classify` binds it
+    for e in edits:
+        if e.kind is EditKind.KIND_CHANGED:
+            if e.new_kind not in (Kind.POSITIONAL_OR_KEYWORD, Kind.KEYWORD_ONLY):
+                return False
+        elif e.kind not in (EditKind.ADDED_OPTIONAL, EditKind.MOVED):
+            return False
+    return True
 
 
 def _same_values(

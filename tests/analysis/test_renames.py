@@ -128,3 +128,21 @@ def test_prose_lines_found_through_statements_are_those_of_every_node() -> None:
         lines = text.splitlines()
         comments = {i for i, line in enumerate(lines) if line.lstrip().startswith("#")}
         assert renames._prose_lines(text, lines) == comments | every_node(text)
+
+
+@pytest.mark.parametrize(
+    "old, new, kinds, paired",
+    [
+        # peft v0.18 -> v0.19: BoneConfig left the sorted export list, CartridgeConfig came in at its place.
+        pytest.param("BoneConfig", "CartridgeConfig", {renames.EXPORTS}, False, id="exports-alone-unrelated"),
+        pytest.param("SumOp", "SumFwdOp", {renames.EXPORTS}, True, id="exports-alone-related"),
+        pytest.param(
+            "BoneConfig", "CartridgeConfig", {renames.EXPORTS, renames.TESTS}, True, id="exports-and-tests"
+        ),
+    ],
+)
+def test_an_export_swap_alone_pairs_only_related_names(
+    old: str, new: str, kinds: set[str], paired: bool
+) -> None:
+    p = renames.pair_names([old], [new], {(old, new): kinds}, lambda o, n: True)
+    assert (old in p.pairs) is paired

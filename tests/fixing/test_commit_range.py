@@ -208,13 +208,14 @@ def test_a_renamed_modules_import_moves_whole_when_its_other_names_come_along(tm
         "from kern.ops.op import Op\nfrom kern.ops.sched import Options\n\n\n"
         "class GemmOp(Op):\n    def __init__(self, m, n):\n        pass\n\n\n"
         "def check(x):\n    return x\n"  # nanotron's sanity_check: a function that moved with its module
+        "\n\nSTYLES = {'a': 1}\n"  # litgpt's prompt_styles: a module-level value that moved with it
     )
     repo = make(
         tmp_path,
         {
             "src/kern/ops/sched.py": "class Options:\n    pass\n",
             "src/kern/ops/dense_gemm.py": gemm,
-            "benchmarks/bench_gemm.py": "from kern.ops.dense_gemm import GemmOp, Options, check\n\n\n"
+            "benchmarks/bench_gemm.py": "from kern.ops.dense_gemm import GemmOp, Options, STYLES, check\n\n\n"
             "def test_gemm():\n    check(GemmOp(1, 2))\n    Options()\n",
         },
     )
@@ -222,7 +223,8 @@ def test_a_renamed_modules_import_moves_whole_when_its_other_names_come_along(tm
     repo.commit("rename the module")
     code, out, _ = fix(repo)
     assert code == 0, out
-    assert "from kern.ops.gemm import GemmOp, Options, check\n" in repo.read("benchmarks/bench_gemm.py"), out
+    text = repo.read("benchmarks/bench_gemm.py")
+    assert "from kern.ops.gemm import GemmOp, Options, STYLES, check\n" in text, out
 
 
 @pytest.mark.parametrize(
@@ -251,3 +253,26 @@ def test_a_default_respelled_is_the_same_choice_and_not_pinned(
     code, out, _ = fix(repo)
     assert code == 0, out
     assert (f"OptArgs(lr=0.01, name={old})" in repo.read("benchmarks/bench_opt.py")) is pinned, out
+
+
+@pytest.mark.parametrize("added, unknown", [("rope=False", False), (None, True)], ids=["added", "removed"])
+def test_a_keyword_splat_the_change_cannot_reach_is_no_finding(
+    tmp_path: Path, added: str | None, unknown: bool
+) -> None:
+    # litgpt's Config(**config): ten commits added fields with defaults, and each call was "left to the run".
+    # Whatever the dict holds bound the old signature by name and binds the new one the same way. A removed
+    # field is another matter: the dict may hold it.
+    repo = make(
+        tmp_path,
+        {
+            "src/kern/ops/cfg.py": "from kern.ops.op import Op\n\n\nclass Config(Op):\n"
+            "    def __init__(self, n_layer=16, n_embd=4096, bias=True):\n        pass\n",
+            "benchmarks/bench_cfg.py": "from kern.ops.cfg import Config\n\n\ndef test_cfg(cfg):\n"
+            "    Config(n_layer=2, **cfg)\n",
+        },
+    )
+    new = f"n_embd=4096, bias=True, {added}" if added else "n_embd=4096"
+    repo.replace("src/kern/ops/cfg.py", "n_embd=4096, bias=True", new)
+    repo.commit("a field")
+    code, out, _ = fix(repo)
+    assert ("left to the run" in out) is unknown and code == (1 if unknown else 0), out

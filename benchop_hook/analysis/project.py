@@ -14,7 +14,13 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from benchop_hook.analysis.modules import ClassInfo, ClassRef, ModuleInfo, ModuleRef, ParseCache
-from benchop_hook.analysis.signatures import DataclassInfo, Param, Signature, dataclass_signature
+from benchop_hook.analysis.signatures import (
+    DataclassInfo,
+    Param,
+    Signature,
+    dataclass_signature,
+    is_class_level,
+)
 from benchop_hook.git.snapshots import Snapshot
 
 K = TypeVar("K")
@@ -73,7 +79,7 @@ class Project:
         self._recording: set[str] | None = None
         self._bases: dict[ClassRef, tuple[tuple[ClassRef | str, ...], frozenset[str]]] = {}
         self._inits: set[str] = set()
-        self._local: dict[tuple[str, int], tuple[ModuleInfo, ModuleInfo]] = {}  # `_from_its_folder`'s copies
+        self._local: dict[str, tuple[ModuleInfo, ModuleInfo]] = {}  # `_from_its_folder`'s copies
 
     # -- files and module names
     def _index(self) -> dict[str, str]:
@@ -142,11 +148,10 @@ class Project:
         stars = [local(m) or m for m in mi.star_imports]
         if imports == mi.imports and stars == mi.star_imports:
             return mi
-        key = (path, id(mi))
-        hit = self._local.get(key)
-        if hit is None or hit[0] is not mi:
+        hit = self._local.get(path)
+        if hit is None or hit[0] is not mi:  # one copy per parse, so its analyses are kept with it
             hit = (mi, dataclasses.replace(mi, imports=imports, star_imports=stars))
-            self._local[key] = hit
+            self._local[path] = hit
         return hit[1]
 
     def module_name(self, path: str) -> str:
@@ -432,10 +437,7 @@ class Project:
             return False
         for item in ci.node.body:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name:
-                return any(
-                    isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod")
-                    for d in item.decorator_list
-                )
+                return is_class_level(item)
         return any(
             isinstance(b, ClassRef) and self.class_level(b, name, _seen | {ref}) for b in self.bases(ref)
         )

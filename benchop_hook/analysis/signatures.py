@@ -251,6 +251,11 @@ def is_staticmethod(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
 
 
+def is_class_level(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A classmethod or a staticmethod: called on the class, it takes no object first."""
+    return any(isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod") for d in fn.decorator_list)
+
+
 def expr_key(src: str) -> str | None:
     """An expression's source by meaning, not formatting (`(n,)` and `( n, )` are one key); None when it does
     not parse as an expression."""

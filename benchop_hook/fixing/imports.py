@@ -78,7 +78,7 @@ def _companions(
         same = (
             j.new_p.resolve_name(new_module, name) == before
             if isinstance(before, ClassRef)
-            else _same_function(j, module, new_module, name)
+            else _same_definition(j, module, new_module, name)
         )
         if same:
             seen_edits.add((module, name))
@@ -86,7 +86,7 @@ def _companions(
     return out
 
 
-def _same_function(j: Judging, old_module: str, new_module: str, name: str) -> bool:
+def _same_definition(j: Judging, old_module: str, new_module: str, name: str) -> bool:
     """A function or a module-level value the old module defined and the new one defines word for word
     (nanotron's sanity_check, litgpt's `prompt_styles = {...}`, moved with their module)."""
     found = []

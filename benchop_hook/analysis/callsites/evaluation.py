@@ -20,6 +20,7 @@ from benchop_hook.analysis.callsites.scopes import (
     bound_names,
 )
 from benchop_hook.analysis.modules import ClassRef, ModuleInfo, ModuleRef, dotted
+from benchop_hook.analysis.signatures import is_class_level
 
 # Bases that assign no attribute of their own to `self` that a benchmark calls (`_self_attribute`).
 _PLAIN_BASES = frozenset({"object", "Module"})
@@ -27,9 +28,8 @@ _PLAIN_BASES = frozenset({"object", "Module"})
 
 def _first_param(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
     """The name an instance method calls its instance; None for a static or class method."""
-    for d in fn.decorator_list:
-        if (dotted(d) or "").split(".")[-1] in ("staticmethod", "classmethod"):
-            return None
+    if is_class_level(fn):
+        return None
     args = [*fn.args.posonlyargs, *fn.args.args]
     return args[0].arg if args else None
 

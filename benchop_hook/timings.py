@@ -93,6 +93,26 @@ def _add(label: str, secs: float, calls: int, cpu: float = 0.0) -> None:
     span[1] = end
 
 
+def handover() -> dict[str, tuple[list[float], list[float]]]:
+    """The stages recorded since the last handover, cleared here: what a forked child that works for this
+    process (the rewriter) sends back with its answers. The child clears what it inherited first."""
+    out = {label: (_totals[label], _span[label]) for label in _totals}
+    _totals.clear()
+    _span.clear()
+    return out
+
+
+def take(records: dict[str, tuple[list[float], list[float]]]) -> None:
+    """A child's `handover()`, counted as if its stages ran here (its clock is this process's: the
+    monotonic clock is the system's)."""
+    for label, (totals, span) in records.items():
+        slot = _totals.setdefault(label, [0.0, 0, 0.0])
+        for i in range(3):
+            slot[i] += totals[i]
+        mine = _span.setdefault(label, list(span))
+        mine[0], mine[1] = min(mine[0], span[0]), max(mine[1], span[1])
+
+
 def _since_exec() -> float | None:
     """Seconds from this process's exec to now (Linux), to place `install` on the process's own clock."""
     try:
@@ -217,8 +237,9 @@ def report() -> None:
     exec_note = f"; install {_exec_offset:.3f} s after exec" if _exec_offset is not None else ""
     print(
         f"bench-op timings (seconds; nested stages overlap; {total:.3f} s from install to exit{exec_note}; "
-        f"[first start, last end] since install; wall clock at install {_epoch:.3f}; cpu: this process's "
-        f"CPU time in the stage, {time.process_time():.3f} s in all, a forked child's not counted):",
+        f"[first start, last end] since install; wall clock at install {_epoch:.3f}; cpu: the CPU time in "
+        f"the stage of the process that ran it, {time.process_time():.3f} s in all here; a forked child's "
+        "stages are not counted, but for the rewriter's):",
         file=sys.stderr,
     )
     for label in [*(label for _, _, label in STAGES), *IMPORTS.values()]:

@@ -163,5 +163,3 @@ def _answer(tail: collections.deque[bytes]) -> str:
         if line:
             return line
     return ""
-
-

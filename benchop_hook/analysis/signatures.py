@@ -178,11 +178,7 @@ def dataclass_info(
     `field(default=...)` or `field(default_factory=f)` (shown as `f()`); kw_only from the decorator,
     `field(kw_only=True)` or a `_: KW_ONLY` marker. `makers`: the names `dataclass` is called by here."""
     deco = next(
-        (
-            d
-            for d in node.decorator_list
-            if _last_name(d.func if isinstance(d, ast.Call) else d) in makers
-        ),
+        (d for d in node.decorator_list if _last_name(d.func if isinstance(d, ast.Call) else d) in makers),
         None,
     )
     if deco is None:

@@ -14,6 +14,7 @@ from dataclasses import replace
 from benchop_hook.analysis.callsites import CallSite, char_col, local_binding
 from benchop_hook.fixing.plan import ArgOp, CallEdit, DictEdit, Plan, Status
 from benchop_hook.fixing.results import FileResult, FileVerdict, Finding, written_args
+from benchop_hook.fixing.rewriter import Rewriter
 
 _NOT_A_LITERAL = "not rewritten: the splatted dict is not a literal bench-op can edit in place"
 _SHARED = (
@@ -22,9 +23,9 @@ _SHARED = (
 )
 
 
-def apply(v: FileVerdict, *, rewrite: bool, line_length: int) -> FileResult:
+def apply(v: FileVerdict, *, rewrite: bool, line_length: int, rewriter: Rewriter | None = None) -> FileResult:
     """The file as rewritten for its findings' plans (or as `check` would have it), with each finding as it
-    then stands."""
+    then stands. `rewriter`: where libcst makes the rewrite (a child that imported it ahead), else here."""
     findings = [_named(f, v.renames) for f in v.findings]
     base = FileResult(v.path, tuple(findings), v.before, None, v.error, v.import_notes, reaches=v.reaches)
     if v.error:
@@ -55,7 +56,9 @@ def apply(v: FileVerdict, *, rewrite: bool, line_length: int) -> FileResult:
     dicts = _unshared(findings, dicts)
     if not edited and not v.imports and not dicts:
         return replace(base, findings=tuple(findings))
-    return _rewritten(replace(base, findings=tuple(findings)), v, edited, dicts, line_length)
+    return _rewritten(
+        replace(base, findings=tuple(findings)), v, edited, dicts, line_length, rewriter or Rewriter()
+    )
 
 
 def _unshared(findings: list[Finding], dicts: list[DictEdit]) -> list[DictEdit]:
@@ -86,17 +89,20 @@ def _named(f: Finding, renames: Mapping[str, str]) -> Finding:
 
 
 def _rewritten(
-    base: FileResult, v: FileVerdict, edited: list[Finding], dicts: list[DictEdit], line_length: int
+    base: FileResult,
+    v: FileVerdict,
+    edited: list[Finding],
+    dicts: list[DictEdit],
+    line_length: int,
+    rewriter: Rewriter,
 ) -> FileResult:
-    from benchop_hook.rewrite.edit import rewrite  # libcst: only for files that will be rewritten
-
     calls = [
         CallEdit(f.site.lineno, f.site.col, f.site.end_lineno, f.site.end_col, f.plan.ops)
         for f in edited
         if f.plan is not None
     ] + [d.call for d in dicts if d.call is not None]
     literals = [d for d in dicts if d.call is None]
-    res = rewrite(v.before, calls, list(v.imports), literals, dict(v.renames), line_length=line_length)
+    res = rewriter.rewrite(v.before, calls, list(v.imports), literals, dict(v.renames), line_length)
     if res.data is None or res.failed:
         return _refused(base, res.failed)
     try:
@@ -145,9 +151,7 @@ def _unwritten(f: Finding, why: str) -> Finding:
 
 def _unplanned(base: FileResult, why: str, *, every: bool = False) -> FileResult:
     """Every planned finding (or every finding) left unrewritten, with the reason."""
-    out = tuple(
-        _unwritten(f, why) if (every or f.plan is not None) else f for f in base.findings
-    )
+    out = tuple(_unwritten(f, why) if (every or f.plan is not None) else f for f in base.findings)
     return replace(base, findings=out)
 
 

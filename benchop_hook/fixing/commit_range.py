@@ -23,6 +23,7 @@ from benchop_hook.fixing.detect import Projects, Sources, detect_changes, eviden
 from benchop_hook.fixing.judge import judge_file
 from benchop_hook.fixing.judging import Judging
 from benchop_hook.fixing.results import FileResult, FileVerdict, StaticResult
+from benchop_hook.fixing.rewriter import Rewriter
 from benchop_hook.git.snapshots import Snapshot, WorkTree
 from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
@@ -47,6 +48,27 @@ def range_pass(
     """The changes of the diff, and every benchmark file they concern, judged and (unless `rewrite` is
     False, as for `check`) rewritten. `op`: only the changes of that Op class (`--op`)."""
     paths = Paths(cfg)
+    # libcst's import starts now on the second core when a rewrite may follow: the diff changes an op file.
+    ahead = rewrite and any(
+        p is not None and paths.op(p) for c in src.changes for p in (c.old_path, c.new_path)
+    )
+    rewriter = Rewriter.ahead() if ahead else Rewriter()
+    try:
+        return _range_pass(cfg, src, target, paths, rewriter, rewrite=rewrite, op=op)
+    finally:
+        rewriter.close()
+
+
+def _range_pass(
+    cfg: Config,
+    src: Sources,
+    target: Target,
+    paths: Paths,
+    rewriter: Rewriter,
+    *,
+    rewrite: bool,
+    op: str | None,
+) -> tuple[StaticResult, StaticContext]:
     pr = projects(cfg, paths, src)
     cs = detect_changes(src, paths, pr)
     if op is not None:
@@ -71,7 +93,9 @@ def range_pass(
     )
     files_ = candidates(src.bench, paths, names)
     mine = {p: authored_lines(_before(src, p), src.bench.read(p)) for p in files_}
-    files = judge_files(src.bench, files_, j, rewrite=rewrite, line_length=cfg.line_length, authored=mine)
+    files = judge_files(
+        src.bench, files_, j, rewrite=rewrite, line_length=cfg.line_length, authored=mine, rewriter=rewriter
+    )
     skipped += tuple((fr.path, fr.error) for fr in files if fr.error)
     return StaticResult(target, cs.changes, tuple(files), skipped, cs.op_files_changed), ctx
 
@@ -152,20 +176,22 @@ def judge_files(
     rewrite: bool,
     line_length: int,
     authored: Mapping[str, frozenset[int]] | None = None,
+    rewriter: Rewriter | None = None,
 ) -> list[FileResult]:
     """Each file judged (on its own: with enough of them, or a rewrite likely, a forked child takes some, and
-    they come back in this order), then rewritten here. When a file is likely to be rewritten, libcst is
-    imported here first, while the child judges."""
+    they come back in this order), then rewritten here. When a file is likely to be rewritten and no child
+    imported libcst ahead (`rewriter`), it is imported here first, while the child judges."""
     from benchop_hook.fixing import forked
 
+    rewriter = rewriter or Rewriter()
     bench.prefetch(paths)
     blobs = [bench.read(p) for p in paths]
     weights = [len(b or b"") for b in blobs]
     likely = [b is not None and likely_rewritten(b, j.changes) for b in blobs]
     # libcst's import is a sixth of a large commit's static pass, and it overlaps the judging only in a
     # fork: when a rewrite is likely, a child judges from the start, however few the files, while this
-    # process imports it.
-    rewriting = rewrite and any(likely)
+    # process imports it. A child that imported it ahead makes the rewrites instead.
+    rewriting = rewrite and any(likely) and not rewriter.is_ahead
     threshold = REWRITE_FORK_WEIGHT if rewriting else JUDGE_FORK_WEIGHT
     shared = sum(weights) >= threshold and forked.can_fork()
     warmed = shared and warm_evidence(j, blobs, meanwhile=_import_rewriter if rewriting else None)
@@ -175,7 +201,9 @@ def judge_files(
 
     def judged(k: int) -> FileVerdict | FileResult | None:
         v = judge_file(paths[k], blobs[k], j, (authored or {}).get(paths[k], frozenset()))
-        return apply(v, rewrite=rewrite, line_length=line_length) if v is not None and rewrites_too else v
+        if v is None or not rewrites_too:
+            return v
+        return apply(v, rewrite=rewrite, line_length=line_length)
 
     done = forked.map_split(
         judged,
@@ -186,7 +214,9 @@ def judge_files(
         meanwhile=_import_rewriter if rewriting and shared and not warmed else None,
     )
     return [
-        v if isinstance(v, FileResult) else apply(v, rewrite=rewrite, line_length=line_length)
+        v
+        if isinstance(v, FileResult)
+        else apply(v, rewrite=rewrite, line_length=line_length, rewriter=rewriter)
         for v in done
         if v is not None
     ]

@@ -8,22 +8,14 @@ result says what was applied and what could not be.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from benchop_hook.fixing.plan import ArgOp, CallEdit, DictEdit, ImportEdit
-from benchop_hook.rewrite.units import rewrite_units
+from benchop_hook.rewrite.units import RewriteResult, rewrite_units
 from benchop_hook.rewrite.wrap import Style, file_style, wrap_call
-
-
-@dataclass
-class RewriteResult:
-    data: bytes | None
-    applied: int = 0
-    failed: list[str] = field(default_factory=list)
-
 
 _NO_SPACE = cst.AssignEqual(
     whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")

@@ -52,6 +52,16 @@ _NEVER_RENAMED = {
 Pos = tuple[int, int]  # ast's (line, byte column)
 
 
+@dataclass
+class RewriteResult:
+    """What `rewrite.edit.rewrite` made: the new bytes (None: no change), and what it could not do. Here,
+    away from libcst, so that a process that only receives one (from the rewriter child) never imports it."""
+
+    data: bytes | None
+    applied: int = 0
+    failed: list[str] = dataclasses.field(default_factory=list)
+
+
 class Seen(Protocol):
     """What the libcst rewriter reports for one unit."""
 

@@ -14,6 +14,7 @@ import ast
 from dataclasses import dataclass, field
 
 from benchop_hook.analysis import trees
+from benchop_hook.analysis.modules import walk_list
 
 
 @dataclass
@@ -48,7 +49,7 @@ class Cases:
             return False
         if self._functions is None:  # asked for each call the file judges: the tree is walked once
             self._functions = [
-                n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                n for n in walk_list(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
             ]
         fn = _enclosing(self._functions, span[0])
         if fn is None:
@@ -89,7 +90,7 @@ def _varies(fn: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, name: 
         rows, names = _parametrize_rows(dec) or _fixture_rows(dec, tree) or (None, [])
         if rows is not None and name in names:
             values |= _column_values(rows, names.index(name), len(names), tree)
-    for node in ast.walk(fn):
+    for node in walk_list(fn):
         if isinstance(node, (ast.For, ast.comprehension)) and _binds(node.target, name):
             values |= _literals(node.iter)
     return len(values) >= 2
@@ -150,11 +151,11 @@ def _column_values(rows: ast.expr, k: int, width: int, tree: ast.Module) -> set[
 
 def _helper_values(fn: ast.FunctionDef, k: int, width: int) -> set[str]:
     loops: dict[str, set[str]] = {}
-    for node in ast.walk(fn):
+    for node in walk_list(fn):
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
             loops.setdefault(node.target.id, set()).update(_literals(node.iter))
     out: set[str] = set()
-    for node in ast.walk(fn):
+    for node in walk_list(fn):
         if isinstance(node, ast.Return) and isinstance(node.value, (ast.List, ast.Tuple)):
             for row in node.value.elts:
                 out |= _cell(row, k, width, loops)
@@ -194,10 +195,11 @@ def _used_elsewhere(fn: ast.AST, value: ast.expr, span: tuple[int, int]) -> bool
     (f-strings)."""
     want = ast.dump(value)
     labels: set[int] = set()
-    for node in ast.walk(fn):
+    nodes = walk_list(fn)
+    for node in nodes:
         if isinstance(node, ast.JoinedStr):
             labels.update(id(n) for n in ast.walk(node))
-    for node in ast.walk(fn):
+    for node in nodes:
         if id(node) in labels or not isinstance(node, ast.expr) or ast.dump(node) != want:
             continue
         if isinstance(getattr(node, "ctx", None), ast.Store):

@@ -157,6 +157,9 @@ def all_imports(mi: ModuleInfo, local: bool = True) -> list[tuple[str, tuple[str
     out: list[tuple[str, tuple[str, ...]]] = list(mi.imports.items())
     if not local:
         return out
+    top = set(map(id, mi.tree.body)) if mi.tree is not None else set()
+    if not any(isinstance(n, ast.ImportFrom) and id(n) not in top for n in mi.nodes()):
+        return out  # no `from` import below the top level, so none in a function: no function to walk
     for node in mi.nodes():
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for sub in walk_list(node):

@@ -49,13 +49,13 @@ class OpChange:
         return (self.new or self.old).name  # type: ignore[union-attr]  # a change has an old or a new class, or both
 
     def headline(self) -> str:
-        old = f"{self.old.name}{self.old_sig.render() if self.old_sig else '(?)'}" if self.old else "?"
+        old = f"{self.old.name}{_shown(self.old_sig)}" if self.old else "?"
         if self.status == "removed":
             if self.candidates:
                 names = ", ".join(c.name for c in self.candidates)
                 return f"{old} -> removed, or renamed to one of {names} (the evidence does not say which)"
             return f"{old} -> removed"
-        new = f"{self.new.name}{self.new_sig.render() if self.new_sig else '(?)'}" if self.new else "?"
+        new = f"{self.new.name}{_shown(self.new_sig)}" if self.new else "?"
         where = ""
         if self.status in ("moved", "renamed") and self.old and self.new:
             where = f"  [{self.old.qualname} -> {self.new.qualname}]"
@@ -374,3 +374,16 @@ def _through_bases(
                     found.changes[ref] = ch
                     reached.add(ref)
         frontier = reached
+
+
+SHOWN_SIGNATURE = 200  # characters: a config class of 300 fields rendered whole is a 20 KB line
+
+
+def _shown(sig: Signature | None) -> str:
+    """A signature as the headline shows it: whole, or its size when it is too long to read (the edits,
+    on the next line, say what changed; the JSON report keeps it whole)."""
+    if sig is None:
+        return "(?)"
+    text = sig.render()
+    return text if len(text) <= SHOWN_SIGNATURE else f"({len(sig.params)} parameters)"
+

@@ -50,6 +50,11 @@ def module_names_for(path: str, inits: set[str]) -> list[str]:
             names.insert(0, full)
         else:
             names.append(full)
+    # Folders without `__init__.py` below a regular package are its namespace subpackages (sglang's
+    # `python/sglang/srt/layers/`): the file is also known from the outermost package above it.
+    outer = next((k for k in range(i) if "/".join(parts[: k + 1]) + "/__init__.py" in inits), None)
+    if outer is not None and ".".join(parts[outer:]) not in names:
+        names.append(".".join(parts[outer:]))
     return names
 
 
@@ -138,8 +143,18 @@ class Project:
         prefix = ".".join(parts)
 
         def local(module: str) -> str | None:
-            near = f"{prefix}.{module}"
-            return near if self.has_module(f"{prefix}.{module.split('.')[0]}") else None
+            first = module.split(".")[0]
+            if not self.has_module(f"{prefix}.{first}"):
+                return None
+            # The name as written when its package is that very one already (the second name of a package
+            # below a folder without `__init__.py`: `tk` for `python/tk/tk/`): an edit of the import must
+            # find the statement as it is written, and a module the commit renamed names no file to compare.
+            here = self.path_of(first)
+            return (
+                None
+                if here is not None and here == self.path_of(f"{prefix}.{first}")
+                else f"{prefix}.{module}"
+            )
 
         imports = {}
         for k, t in mi.imports.items():

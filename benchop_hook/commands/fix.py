@@ -18,7 +18,9 @@ def main(opts: Options) -> int:
     repo, cfg, target, changes = quick(opts)
     if changes is None:
         if not opts.quiet:
-            print(f"bench-op: nothing to fix: no Op file changed in {target.label}.")
+            # With --diff, stdout is the patch alone (empty here): what is said goes where the report goes.
+            out = sys.stderr if opts.diff else sys.stdout
+            print(f"bench-op: nothing to fix: no Op file changed in {target.label}.", file=out)
         summarize(
             opts, "fix", {"target": target.as_json(), "changes": [], "findings": []}, label=target.label
         )

@@ -14,7 +14,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from benchop_hook.fixing.plan import ArgOp, CallEdit, DictEdit, ImportEdit
-from benchop_hook.rewrite.units import RewriteResult, rewrite_units
+from benchop_hook.rewrite.units import RewriteResult, rewrite_units, unplaced_imports
 from benchop_hook.rewrite.wrap import Style, file_style, wrap_call
 
 _NO_SPACE = cst.AssignEqual(
@@ -493,6 +493,7 @@ def _rewrite_module(
     out, tr = part
     missing = [c for c in calls if (c.lineno, c.col, c.end_lineno, c.end_col) not in tr.applied]
     failed = tr.failed + [f"line {c.lineno}: call not found where expected" for c in missing]
+    failed += unplaced_imports(imports, tr.applied, failed)
     return RewriteResult(out if out != data else None, len(tr.applied), failed)
 
 

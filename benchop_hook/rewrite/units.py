@@ -183,8 +183,22 @@ def rewrite_units(
                 return None
             pieces.append((src.byte(name.start), src.byte(name.end), name.new))
     failed += [f"line {c.lineno}: call not found where expected" for c in calls if _key(c) not in applied]
+    failed += unplaced_imports(imports, applied, failed)
     out = _splice(data, pieces)
     return Units(out if out != data else None, len(applied), tuple(failed))
+
+
+def unplaced_imports(imports: Sequence[ImportEdit], applied: set[object], failed: Sequence[str]) -> list[str]:
+    """An import edit the rewrite did not make: the file would keep importing a name its module no longer
+    gives while its calls are fixed (half of the edit), so the file is not written. A statement already
+    refused (names that did not all move) says so itself."""
+    return [
+        f"`from {e.old_module} import {e.old_name}` is not written that way here (a relative import, or "
+        "the module spelled another way): edit that import by hand"
+        for e in imports
+        if ("import", e.old_module, e.old_name) not in applied
+        and not any(f.startswith(f"`from {e.old_module} import") for f in failed)
+    ]
 
 
 def _utf8(data: bytes) -> bool:

@@ -142,6 +142,13 @@ def test_a_class_fingerprint_ignores_its_name() -> None:
         pytest.param("pkg/__init__.py", {"pkg/__init__.py"}, ["pkg"], id="package"),
         pytest.param("tests/ops/test_x.py", set(), ["tests.ops.test_x", "test_x"], id="namespace-package"),
         pytest.param("pkg/ops/x.py", {"pkg/ops/__init__.py"}, ["ops.x", "pkg.ops.x"], id="chain-stops-below"),
+        pytest.param(
+            # sglang: `srt/` and `layers/` have no __init__.py, inside the regular package `sglang`
+            "python/pkg/srt/layers/topk.py",
+            {"python/pkg/__init__.py"},
+            ["python.pkg.srt.layers.topk", "topk", "pkg.srt.layers.topk"],
+            id="namespace-folders-inside-a-package",
+        ),
         pytest.param("README.md", set(), [], id="not-python"),
     ],
 )

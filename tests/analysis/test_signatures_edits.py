@@ -170,3 +170,17 @@ def test_a_name_with_a_word_added_is_no_rename(old: str, new: str, narrower: boo
         assert not renamed and gone.contested == new.split(",")[0] and not gone.by_position_only
     else:
         assert [(e.name, e.new_name) for e in renamed] == [(old.split(",")[0], new.split(",")[0])]
+
+
+def test_a_headline_shows_a_signature_too_long_to_read_by_its_size() -> None:
+    # sglang's ServerArgs has some 300 fields: rendered whole, one added field made a 20 KB line.
+    from benchop_hook.analysis.changes import OpChange
+    from benchop_hook.analysis.modules import ClassRef
+
+    many = ", ".join(f"option_{i}=None" for i in range(300))
+    old, new = sig(many), sig(many + ", extra=0")
+    ref = ClassRef("srt.server_args", "ServerArgs")
+    line = OpChange("changed", ref, ref, old, new, tuple(diff(old, new))).headline()
+    assert line == "ServerArgs(300 parameters) -> ServerArgs(301 parameters)"
+    short = OpChange("changed", ref, ref, sig("M, N"), sig("N"), tuple(diff(sig("M, N"), sig("N"))))
+    assert short.headline() == "ServerArgs(M, N) -> ServerArgs(N)"

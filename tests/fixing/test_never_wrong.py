@@ -3,6 +3,8 @@ each on a change of the fixture library, through `bench-op check` / `fix`."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.helpers.repo import PROJECT, Repo
 
 NORM_SHAPE = (
@@ -399,3 +401,70 @@ def test_a_functools_partial_of_a_changed_op_is_left_to_the_run_or_reported_neve
     assert "partial(RMSNormOp, M=M): TypeError: got an unexpected keyword argument 'M'" in r.stdout
     assert "not rewritten: a functools.partial binds these arguments here" in r.stdout
 
+
+def _layout(tmp_path: Path, config: str, files: dict[str, str]) -> Repo:
+    """A repository of its own layout at tmp_path/lib, `files` committed."""
+    from tests.helpers.repo import git
+
+    root = tmp_path / "lib"
+    root.mkdir()
+    repo = Repo(root)
+    repo.write("pyproject.toml", "[tool.bench-op]\n" + config)
+    for rel, text in files.items():
+        repo.write(rel, text)
+    git(root, "init", "-q", "-b", "main")
+    repo.commit("initial")
+    return repo
+
+
+def test_an_import_below_a_folder_without_init_follows_its_module_as_written(tmp_path: Path) -> None:
+    # triton's layout: the package at python/tk/tk/, its tests a package (tests/__init__.py). Pytest puts
+    # python/tk on sys.path, so `tk.matmul_ogs` is python/tk/tk/matmul_ogs.py. The import edit was made for
+    # `python.tk.tk.matmul_ogs`, found no such statement, and the call alone was rewritten: the file kept
+    # importing from a module the commit renamed.
+    ctx = "from dataclasses import dataclass\n\n\n@dataclass\nclass FlexCtx:\n    lhs_scale: float = 1.0\n"
+    repo = _layout(
+        tmp_path,
+        'op-paths = ["python/tk/tk/**/*.py"]\nop-bases = ["object"]\n'
+        'benchmark-paths = ["python/tk/tests/**/*.py"]\n',
+        {
+            "python/tk/pyproject.toml": '[project]\nname = "tk"\n',
+            "python/tk/tk/__init__.py": "",
+            "python/tk/tests/__init__.py": "",
+            "python/tk/tk/matmul_ogs.py": ctx,
+            "python/tk/tests/test_mm.py": (
+                "from tk.matmul_ogs import FlexCtx\n\n\ndef test_mm():\n    FlexCtx(lhs_scale=2.0)\n"
+            ),
+        },
+    )
+    repo.git("mv", "python/tk/tk/matmul_ogs.py", "python/tk/tk/matmul.py")
+    repo.replace("python/tk/tk/matmul.py", "lhs_scale", "a_scale")
+    repo.commit("rename the module and the field")
+    r = repo.cli("fix", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert repo.read("python/tk/tests/test_mm.py") == (
+        "from tk.matmul import FlexCtx\n\n\ndef test_mm():\n    FlexCtx(a_scale=2.0)\n"
+    )
+    assert "import of FlexCtx from tk.matmul_ogs -> FlexCtx from tk.matmul" in r.stdout
+
+
+def test_an_import_edit_the_rewrite_cannot_place_leaves_the_file_unwritten(tmp_path: Path) -> None:
+    # `from ..ops import SumOp` is relative: the rewrite edits absolute imports only. Renaming the calls
+    # without the import was half of the edit (a NameError at the first call).
+    repo = _layout(
+        tmp_path,
+        'op-paths = ["pkg/ops/**/*.py"]\nop-bases = ["object"]\nbenchmark-paths = ["pkg/bench/**/*.py"]\n',
+        {
+            "pkg/__init__.py": "",
+            "pkg/bench/__init__.py": "",
+            "pkg/ops/__init__.py": "class SumOp:\n    def __init__(self, M, N):\n        self.M = M\n",
+            "pkg/bench/bench_sum.py": "from ..ops import SumOp\n\n\ndef test_x():\n    SumOp(8, 16)\n",
+        },
+    )
+    repo.replace("pkg/ops/__init__.py", "class SumOp", "class SumFwdOp")
+    repo.commit("rename")
+    before = repo.read("pkg/bench/bench_sum.py")
+    r = repo.cli("fix", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert repo.read("pkg/bench/bench_sum.py") == before
+    assert "`from pkg.ops import SumOp` is not written that way here (a relative import" in r.stdout

@@ -376,7 +376,7 @@ def _through_bases(
         frontier = reached
 
 
-SHOWN_SIGNATURE = 200  # characters: a config class of 300 fields rendered whole is a 20 KB line
+SHOWN_SIGNATURE = 500  # characters: a config class of 300 fields rendered whole is a 20 KB line
 
 
 def _shown(sig: Signature | None) -> str:

@@ -93,7 +93,7 @@ def _explicit_ops(
             ):
                 return NoPlan(
                     f"passes {name}={a.source}, a choice the new signature has no '{name}' for, "
-                    "and the updated tests don't drop it the same way: carry that choice over by hand"
+                    "and no test the commit updated drops it the same way: carry that choice over by hand"
                 )
             ops.append(ArgOp("drop", i))
             notes.append(f"dropped {'*' if a.kind == 'star' else ''}{a.source} ('{t}' was removed)")

@@ -339,7 +339,7 @@ def plan(
             )
             return NoPlan(
                 f"passes {p_old}={a.source}, {what} the new signature has no '{p_old}' for, "
-                "and the updated tests don't drop it the same way: carry that choice over by hand",
+                "and no test the commit updated drops it the same way: carry that choice over by hand",
                 choice=(i, p_old, a.source),
             )
         if p_new is None:
@@ -401,7 +401,7 @@ def plan(
             )
             return NoPlan(
                 f"leaves '{p.name}' open: it could be {src} ({where}) or {scope}; "
-                "the updated tests don't say which: pick one by hand",
+                "no test the commit updated says which: pick one by hand",
                 (p.name,),
             )
         if not p.required or p.name in filled:

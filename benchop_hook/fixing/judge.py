@@ -59,6 +59,7 @@ def judge_file(
             reaches.append(site.qualfunction)
         mine = any(n in authored for n in range(site.lineno, site.end_lineno + 1))
         f = judge_authored(site, j) if mine else judge_call(site, j, cases)
+        f = through_an_attribute(site, f, j)
         if f is not None:
             findings.append(f)
     routed, route_map = routes(az, findings, j.by_old)
@@ -420,6 +421,39 @@ def _routable(site: CallSite, change: OpChange) -> bool:
         and site.splat_dict is None
         and change.status in ("renamed", "moved")
         and change.new is not None
+    )
+
+
+def through_an_attribute(site: CallSite, f: Finding | None, j: Judging) -> Finding | None:
+    """`f`, unless the call names a renamed or moved class through an attribute (`mk.ModularKernel(...)`
+    after `import pkg.kernel as mk`): the import edits follow the names a file imports, so the rewritten
+    call would keep the old name (an AttributeError, with its arguments fixed or not). Then it is a hand
+    edit, with the name to write."""
+    if f is None or f.status is Status.UNKNOWN or f.fixed:
+        return f
+    spelled = site.func_source.rsplit(".", 1)[0] if site.method is not None else site.func_source
+    if "." not in spelled:
+        return f
+    moves = [
+        c
+        for a in site.atoms
+        if isinstance(a, Gone) and (c := j.by_old.get(a.old)) is not None and c.new is not None
+        if c.status in ("renamed", "moved")
+    ]
+    if not moves:
+        return f
+    c = moves[0]
+    assert c.new is not None and c.old is not None
+    head = spelled.rsplit(".", 1)[0]
+    write = f"{head}.{c.new.name}" if c.new.module == c.old.module else f"{c.new.qualname} (imported)"
+    return replace(
+        f,
+        plan=None,
+        hand=False,
+        why_not=(
+            f"not rewritten: it names {c.old.name} as {spelled}, through an attribute, and bench-op's edits "
+            f"follow the names a file imports: write {write} by hand"
+        ),
     )
 
 

@@ -468,3 +468,27 @@ def test_an_import_edit_the_rewrite_cannot_place_leaves_the_file_unwritten(tmp_p
     assert r.returncode == 1, r.stdout + r.stderr
     assert repo.read("pkg/bench/bench_sum.py") == before
     assert "`from pkg.ops import SumOp` is not written that way here (a relative import" in r.stdout
+
+
+def test_a_renamed_class_called_through_its_module_is_a_hand_edit(tmp_path: Path) -> None:
+    # vllm 97995f6: `mk.FusedMoEModularKernel(...)` after `import ... as mk`, the class renamed in place.
+    # Import edits follow imported names only: "every call binds" left mk.ModularKernel (AttributeError).
+    kernel = "class {}:\n    def __init__(self, prepare, experts, inplace=False):\n        self.inplace = inplace\n"
+    repo = _layout(
+        tmp_path,
+        'op-paths = ["pkg/**/*.py"]\nop-bases = ["object"]\nbenchmark-paths = ["benchmarks/**/*.py"]\n',
+        {
+            "pkg/__init__.py": "",
+            "pkg/kernel.py": kernel.format("ModularKernel"),
+            "benchmarks/bench_k.py": (
+                "import pkg.kernel as mk\n\n\ndef run():\n    return mk.ModularKernel(1, 2, inplace=True)\n"
+            ),
+        },
+    )
+    repo.write("pkg/kernel.py", kernel.format("ModularFwdKernel"))
+    repo.commit("rename in place")
+    before = repo.read("benchmarks/bench_k.py")
+    r = repo.cli("fix", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert repo.read("benchmarks/bench_k.py") == before
+    assert "through an attribute" in r.stdout and "write mk.ModularFwdKernel by hand" in r.stdout, r.stdout

@@ -355,7 +355,8 @@ def _judge_binding(
     method = site.method
     old_sig, new_sig, edits = sigs
     ref = change.new
-    dp = pins_for(site, ref, default_pins(args, old_sig, new_sig, edits), new_sig, j)
+    old_module = change.old.module if change.old is not None else None
+    dp = pins_for(site, ref, default_pins(args, old_sig, new_sig, edits), new_sig, j, old_module)
     if status is Status.OK and not dp.pins:
         return _still_binds(site, op, change, dp)
     if status is Status.OK:

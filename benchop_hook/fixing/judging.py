@@ -64,16 +64,27 @@ class DefaultPins:
 
 
 def pins_for(
-    site: CallSite, ref: ClassRef | None, changed: list[Edit], new_sig: Signature, j: Judging
+    site: CallSite,
+    ref: ClassRef | None,
+    changed: list[Edit],
+    new_sig: Signature,
+    j: Judging,
+    old_module: str | None = None,
 ) -> DefaultPins:
-    """Defaults the call relies on that changed: pin the old value, note why not, or ask for a hand edit."""
+    """Defaults the call relies on that changed: pin the old value, note why not, or ask for a hand edit.
+    `old_module`: where the old class was defined, whose imports say what an old default's names were."""
     info: list[str] = []
     pins: list[tuple[str, str, str]] = []
     hand, hand_note, what = False, "", ""
     for e in changed:
         what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
+        gone = _gone(e.old_default or "", old_module, j)
         if not j.pin_defaults:
             info.append(f"{what}; not pinned (pin-defaults = false)")
+        elif gone:
+            # vllm e1e318a: `max_num_tokens=envs.VLLM_MOE_DP_CHUNK_SIZE` once the commit deleted that setting:
+            # the old value is no longer there to pin, and the commit chose the new default in its place.
+            info.append(f"{what}; not pinned: {gone}")
         elif _respelled(e.old_default, e.new_default):
             # nanotron's SGDOptimizerArgs(name="SGD") -> "sgd", checked `== "sgd"` from then on: the same
             # choice spelled anew, and the old spelling is what the code stopped accepting.
@@ -105,6 +116,42 @@ def pins_for(
                     )
                 )
     return DefaultPins(tuple(info), hand, hand_note, what, tuple(pins))
+
+
+def _gone(default: str, old_module: str | None, j: Judging) -> str | None:
+    """Why an old default that names a value of the repository (`envs.CHUNK_SIZE`, with `pkg.envs` imported
+    as `envs` where the old class was defined) can't be pinned: the new version no longer has that module,
+    or that module no longer defines the name. None when it can, or when its names are not the
+    repository's (`torch.float16`)."""
+    mi = j.old_p.module(old_module) if old_module else None
+    try:
+        node = ast.parse(default, mode="eval").body
+    except SyntaxError:
+        return None
+    chain: list[str] = []
+    while isinstance(node, ast.Attribute):
+        chain.insert(0, node.attr)
+        node = node.value
+    if mi is None or not chain or not isinstance(node, ast.Name) or node.id not in mi.imports:
+        return None
+    t = mi.imports[node.id]
+    module = t.module if t.kind == "module" else f"{t.module}.{t.name}"
+    if not j.old_p.has_module(module):
+        return None  # not a module of the repository (or a class: its attributes are read as they are)
+    if not j.new_p.has_module(module):
+        return f"{module}, which {default} reads, is gone from the new version"
+    new_mi = j.new_p.module(module)
+    if new_mi is None or new_mi.error or new_mi.star_imports:
+        return None
+    name = chain[0]
+    if (
+        name in new_mi.names
+        or name in new_mi.imports
+        or name in new_mi.classes
+        or j.new_p.has_module(f"{module}.{name}")
+    ):
+        return None
+    return f"{default} is gone from the new version ({module} no longer defines {name})"
 
 
 def _respelled(old: str | None, new: str | None) -> bool:

@@ -492,3 +492,33 @@ def test_a_renamed_class_called_through_its_module_is_a_hand_edit(tmp_path: Path
     assert r.returncode == 1, r.stdout + r.stderr
     assert repo.read("benchmarks/bench_k.py") == before
     assert "through an attribute" in r.stdout and "write mk.ModularFwdKernel by hand" in r.stdout, r.stdout
+
+
+def test_an_old_default_the_commit_deleted_is_not_pinned(tmp_path: Path) -> None:
+    # vllm e1e318a: `max_num_tokens=envs.VLLM_MOE_DP_CHUNK_SIZE` became a SchedulerConfig default and the
+    # commit deleted the setting. Pinned, `envs.CHUNK_SIZE` raised AttributeError; asked of the user, it
+    # named a value that no longer exists.
+    op = "{imp}\n\n\nclass MoEConfig:\n    def __init__(self, n, max_tokens={default}):\n        self.n = n\n"
+    repo = _layout(
+        tmp_path,
+        'op-paths = ["pkg/**/*.py"]\nop-bases = ["object"]\nbenchmark-paths = ["benchmarks/**/*.py"]\n',
+        {
+            "pkg/__init__.py": "",
+            "pkg/envs.py": "CHUNK_SIZE = 256\nOTHER = 1\n",
+            "pkg/ops.py": op.format(imp="import pkg.envs as envs", default="envs.CHUNK_SIZE"),
+            "benchmarks/bench_a.py": (
+                "from pkg.ops import MoEConfig\n\n\ndef run():\n    return MoEConfig(8)\n"
+            ),
+            "benchmarks/bench_b.py": (
+                "import pkg.envs as envs\nfrom pkg.ops import MoEConfig\n\n\n"
+                "def run():\n    return MoEConfig(envs.OTHER)\n"
+            ),
+        },
+    )
+    repo.write("pkg/envs.py", "OTHER = 1\n")
+    repo.write("pkg/ops.py", op.format(imp="DEFAULT_TOKENS = 512", default="DEFAULT_TOKENS"))
+    repo.commit("remove chunking")
+    r = repo.cli("fix", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "envs.CHUNK_SIZE is gone from the new version (pkg.envs no longer defines CHUNK_SIZE)" in r.stdout
+    assert "CHUNK_SIZE" not in repo.read("benchmarks/bench_b.py")

@@ -473,7 +473,10 @@ def test_an_import_edit_the_rewrite_cannot_place_leaves_the_file_unwritten(tmp_p
 def test_a_renamed_class_called_through_its_module_is_a_hand_edit(tmp_path: Path) -> None:
     # vllm 97995f6: `mk.FusedMoEModularKernel(...)` after `import ... as mk`, the class renamed in place.
     # Import edits follow imported names only: "every call binds" left mk.ModularKernel (AttributeError).
-    kernel = "class {}:\n    def __init__(self, prepare, experts, inplace=False):\n        self.inplace = inplace\n"
+    kernel = (
+        "class {}:\n    def __init__(self, prepare, experts, inplace=False):\n"
+        "        self.inplace = inplace\n"
+    )
     repo = _layout(
         tmp_path,
         'op-paths = ["pkg/**/*.py"]\nop-bases = ["object"]\nbenchmark-paths = ["benchmarks/**/*.py"]\n',

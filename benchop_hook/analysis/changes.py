@@ -386,4 +386,3 @@ def _shown(sig: Signature | None) -> str:
         return "(?)"
     text = sig.render()
     return text if len(text) <= SHOWN_SIGNATURE else f"({len(sig.params)} parameters)"
-

@@ -104,7 +104,11 @@ def _rewritten(
     literals = [d for d in dicts if d.call is None]
     res = rewriter.rewrite(v.before, calls, list(v.imports), literals, dict(v.renames), line_length)
     if res.data is None or res.failed:
-        return _refused(base, res.failed)
+        refused = _refused(base, res.failed)
+        carrier = (
+            _import_finding(v, res.failed) if res.failed and not any(f.plan for f in base.findings) else None
+        )
+        return replace(refused, findings=(carrier, *refused.findings)) if carrier else refused
     try:
         ast.parse(res.data)
     except SyntaxError as exc:  # pragma: no cover - a bug in a rewrite: never write it
@@ -141,6 +145,55 @@ def _refused(base: FileResult, failed: Sequence[str]) -> FileResult:
             )
         out.append(_unwritten(f, why))
     return replace(base, findings=tuple(out))
+
+
+def _import_finding(v: FileVerdict, failed: Sequence[str]) -> Finding | None:
+    """An import edit refused where no call carries the reason (vllm 400d483: `from pkg.v1 import V1Meta,
+    v1_shrink`, the module gone, the class moved, the function deleted, and only `V1Meta.make(...)` called):
+    a finding for the import statement itself, so that the file needs a hand edit instead of "every call
+    still binds" over an import that fails."""
+    olds = {e.old_module for e in v.imports}
+    names = {e.old_name for e in v.imports}
+    try:
+        tree = ast.parse(v.before)
+    except SyntaxError:
+        return None
+    node = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom) and (n.module in olds or any(a.name in names for a in n.names))
+        ),
+        None,
+    )
+    if node is None:
+        return None
+    lines = v.before.decode("utf-8-sig", "replace").splitlines()
+    text = " ".join(lines[node.lineno - 1 : node.end_lineno or node.lineno]).strip()
+    site = CallSite(
+        v.path,
+        node.lineno,
+        node.col_offset,
+        node.end_lineno or node.lineno,
+        node.end_col_offset or 0,
+        text,
+        (),
+        frozenset(),
+        None,
+        None,
+        None,
+        frozenset(),
+        "import",
+    )
+    moved = ", ".join(sorted(names))
+    pronoun = "them" if len(names) > 1 else "it"
+    return Finding(
+        site,
+        moved,
+        Status.GONE,
+        f"imports {moved}, which moved, from a module that no longer gives {pronoun}",
+        why_not="not rewritten: " + "; ".join(failed),
+    )
 
 
 def _unwritten(f: Finding, why: str) -> Finding:

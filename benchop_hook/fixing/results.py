@@ -34,6 +34,8 @@ def written_args(site: CallSite) -> str:
 
 def shown_call(site: CallSite, method: str | None, limit: int = 72) -> str:
     """A call as reports show it: its name (and the method called) and arguments, cut at `limit`."""
+    if site.via == "import":
+        return site.func_source if len(site.func_source) <= limit else site.func_source[: limit - 3] + "..."
     args = written_args(site)
     shown = method and method != "__call__" and not site.func_source.endswith(method)
     text = f"{site.func_source}{f'.{method}' if shown else ''}({args})"

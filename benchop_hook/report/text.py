@@ -32,7 +32,7 @@ def call_text(f: Finding, limit: int = 72) -> str:
 
 def finding_line(f: Finding, *, fixed_word: str = "fix") -> list[str]:
     head = f"{f.site.path}:{f.site.lineno}: {call_text(f)}: {f.problem}"
-    if f.site.via not in ("direct", "module", "alias"):
+    if f.site.via not in ("direct", "module", "alias", "import"):
         head += f" [reached through {f.site.via}]"
     lines = [head]
     if f.plan is not None and f.plan.ops:

@@ -525,3 +525,39 @@ def test_an_old_default_the_commit_deleted_is_not_pinned(tmp_path: Path) -> None
     assert r.returncode == 0, r.stdout + r.stderr
     assert "envs.CHUNK_SIZE is gone from the new version (pkg.envs no longer defines CHUNK_SIZE)" in r.stdout
     assert "CHUNK_SIZE" not in repo.read("benchmarks/bench_b.py")
+
+
+def test_a_refused_import_no_call_carries_is_a_hand_edit(tmp_path: Path) -> None:
+    # vllm 400d483: `from pkg.v1 import V1Meta, v1_shrink`, the module deleted, V1Meta moved and renamed,
+    # v1_shrink gone, and only `V1Meta.make(...)` called. The import edit was refused with no call to say so:
+    # "every call still binds", exit 0, and the benchmark died with ImportError.
+    meta = (
+        "class {}:\n    def __init__(self, ids):\n        self.ids = ids\n\n"
+        "    @staticmethod\n    def make(n):\n"
+    )
+    repo = _layout(
+        tmp_path,
+        'op-paths = ["pkg/**/*.py"]\nop-bases = ["object"]\nbenchmark-paths = ["benchmarks/**/*.py"]\n'
+        'test-paths = ["tests/**/*.py"]\n',
+        {
+            "pkg/__init__.py": "",
+            "pkg/v1.py": meta.format("V1Meta") + "        return V1Meta([0] * n)\n\n\ndef v1_shrink(x):\n"
+            "    return x\n",
+            "tests/test_meta.py": "from pkg.v1 import V1Meta\n\n\ndef test_meta():\n    V1Meta([0])\n",
+            "benchmarks/bench_lora.py": (
+                "from pkg.v1 import V1Meta, v1_shrink\n\n\n"
+                "def run(x):\n    return v1_shrink(V1Meta.make(4))\n"
+            ),
+        },
+    )
+    repo.git("rm", "-q", "pkg/v1.py")
+    repo.write("pkg/meta.py", meta.format("LoRAMeta") + "        return LoRAMeta([0] * n)\n")
+    repo.write(
+        "tests/test_meta.py", "from pkg.meta import LoRAMeta\n\n\ndef test_meta():\n    LoRAMeta([0])\n"
+    )
+    repo.commit("retire v1")
+    r = repo.cli("fix", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "bench_lora.py:1: from pkg.v1 import V1Meta, v1_shrink: imports V1Meta, which moved" in r.stdout
+    assert "also imports names that did not move to pkg.meta: split that import by hand" in r.stdout
+    assert "every benchmark call still binds" not in r.stdout

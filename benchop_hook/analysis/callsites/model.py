@@ -50,7 +50,10 @@ ArgKind = Literal["pos", "kw", "star", "dstar"]
 # `module.Op` (module), a method of an Op instance (instance), a value taken from a dict, a loop,
 # `pytest.mark.parametrize` or a helper's parameter, or `functools.partial(Op, ...)` (partial: the site is
 # the partial, and the rest of the arguments come where it is called).
-Via = Literal["direct", "alias", "module", "instance", "dict", "loop", "parametrize", "helper", "partial"]
+# "import": not a call but an import statement a refused import edit is reported on (`apply`).
+Via = Literal[
+    "direct", "alias", "module", "instance", "dict", "loop", "parametrize", "helper", "partial", "import"
+]
 
 # What stands for the arguments a `functools.partial` gets where it is called: splats nobody can see into.
 PARTIAL_LATER = "functools.partial(...): the rest of its arguments come where it is called"

@@ -67,7 +67,24 @@ def judge_file(
     if not routed and not imports and not reaches:
         return None
     reached = tuple(dict.fromkeys(reaches))
-    return FileVerdict(path, data, tuple(routed), tuple(imports), renames, tuple(notes), reaches=reached)
+    failing = frozenset(
+        (e.old_module, e.old_name) for e in imports if import_fails(j, e.old_module, e.old_name)
+    )
+    return FileVerdict(
+        path, data, tuple(routed), tuple(imports), renames, tuple(notes), reaches=reached, failing=failing
+    )
+
+
+def import_fails(j: Judging, module: str, name: str) -> bool:
+    """`from module import name` raises ImportError in the new version, provably: the module is gone, or it
+    binds no such name (top-level statement or submodule) and has neither a star import nor a module
+    `__getattr__` that could give it."""
+    if not j.new_p.has_module(module):
+        return True
+    mi = j.new_p.module(module)
+    if mi is None or mi.error or mi.star_imports or "__getattr__" in mi.names:
+        return False
+    return name not in mi.names and name not in mi.imports and not j.new_p.has_module(f"{module}.{name}")
 
 
 def changes_reaching(site: CallSite, j: Judging) -> tuple[list[OpChange], int]:

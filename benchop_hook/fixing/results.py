@@ -161,6 +161,9 @@ class FileVerdict:
     # The functions (pytest node ids' qualified names; None: not in a function) with a call that builds a
     # changed class, whether or not the call needs anything: they run after the change.
     reaches: tuple[str | None, ...] = ()
+    # (module, name) of the import edits whose old import provably fails in the new version: the module is
+    # gone, or it binds no such name and has neither a star import nor a module `__getattr__`.
+    failing: frozenset[tuple[str, str]] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,14 @@ from benchop_hook.analysis.cases import Cases
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import Edit
 from benchop_hook.analysis.locate import analyze
-from benchop_hook.analysis.modules import ClassRef
+from benchop_hook.analysis.modules import ClassRef, ModuleInfo
 from benchop_hook.analysis.signatures import Signature
 from benchop_hook.fixing.context import change_signatures, value_source
 from benchop_hook.fixing.explicit import plan_explicit
 from benchop_hook.fixing.imports import import_fixes, imports_in_functions
 from benchop_hook.fixing.judging import DefaultPins, Judging, pins_for, test_checks
 from benchop_hook.fixing.plan import (
+    ArgOp,
     NoPlan,
     Plan,
     Status,
@@ -59,7 +60,7 @@ def judge_file(
             reaches.append(site.qualfunction)
         mine = any(n in authored for n in range(site.lineno, site.end_lineno + 1))
         f = judge_authored(site, j) if mine else judge_call(site, j, cases)
-        f = through_an_attribute(site, f, j)
+        f = through_an_attribute(site, f, j, az.mi)
         if f is not None:
             findings.append(f)
     routed, route_map = routes(az, findings, j.by_old)
@@ -442,27 +443,43 @@ def _routable(site: CallSite, change: OpChange) -> bool:
     )
 
 
-def through_an_attribute(site: CallSite, f: Finding | None, j: Judging) -> Finding | None:
-    """`f`, unless the call names a renamed or moved class through an attribute (`mk.ModularKernel(...)`
-    after `import pkg.kernel as mk`): the import edits follow the names a file imports, so the rewritten
-    call would keep the old name (an AttributeError, with its arguments fixed or not). Then it is a hand
-    edit, with the name to write."""
-    if f is None or f.status is Status.UNKNOWN or f.fixed:
+def through_an_attribute(site: CallSite, f: Finding | None, j: Judging, mi: ModuleInfo) -> Finding | None:
+    """`f`, for a call that names a renamed or moved class through an attribute (`mk.ModularKernel(...)`
+    after `import pkg.kernel as mk`): import edits follow the names a file imports, so the call keeps the
+    old name unless its own edit renames the attribute. That edit is made when the class was renamed in the
+    module the attribute is read from (`mk.Kernel` gives the successor, `mk.ModularKernel` gave the old
+    class); anything else is a hand edit, with the name to write (the call would raise AttributeError)."""
+    if f is None or f.status is Status.UNKNOWN or f.fixed or f.plan is None:
         return f
     spelled = site.func_source.rsplit(".", 1)[0] if site.method is not None else site.func_source
     if "." not in spelled:
         return f
-    moves = [
+    moves = {
         c
         for a in site.atoms
         if isinstance(a, Gone) and (c := j.by_old.get(a.old)) is not None and c.new is not None
-        if c.status in ("renamed", "moved")
-    ]
+        if c.status in ("renamed", "moved") and c.old is not None
+    }
     if not moves:
         return f
-    c = moves[0]
+    c = sorted(moves, key=lambda m: m.name)[0]
     assert c.new is not None and c.old is not None
     head = spelled.rsplit(".", 1)[0]
+    module = _module_named(head, mi)
+    if (
+        len(moves) == 1
+        and module is not None
+        and site.method is None
+        and site.splat_dict is None
+        and j.old_p.resolve_name(module, c.old.name) == c.old
+        and j.new_p.resolve_name(module, c.new.name) == c.new
+    ):
+        after = f"{head}.{c.new.name}"
+        ops, notes = (
+            (*f.plan.ops, ArgOp("func_attr", None, c.new.name)),
+            (*f.plan.notes, f"{spelled} -> {after}"),
+        )
+        return replace(f, plan=Plan(ops, notes, f.plan.preview), renamed_func=after)
     write = f"{head}.{c.new.name}" if c.new.module == c.old.module else f"{c.new.qualname} (imported)"
     return replace(
         f,
@@ -473,6 +490,17 @@ def through_an_attribute(site: CallSite, f: Finding | None, j: Judging) -> Findi
             f"follow the names a file imports: write {write} by hand"
         ),
     )
+
+
+def _module_named(dotted: str, mi: ModuleInfo) -> str | None:
+    """The module a dotted name of the file reads (`mk` after `import pkg.kernel as mk`, `pkg.kernel` after
+    `import pkg.kernel`); None when its first name is not an import."""
+    first, _, rest = dotted.partition(".")
+    t = mi.imports.get(first)
+    if t is None:
+        return None
+    base = t.module if t.kind == "module" else f"{t.module}.{t.name}"
+    return f"{base}.{rest}" if rest else base
 
 
 def _still_binds(site: CallSite, op: str, change: OpChange, dp: DefaultPins) -> Finding | None:

@@ -39,7 +39,8 @@ class Status(str, Enum):
 @dataclass(frozen=True)
 class ArgOp:
     # "drop", "rename", "to_kw", "add_kw"; "set": the argument becomes name=value, in its place; "after":
-    # name=value is added right after the argument (after its "set")
+    # name=value is added right after the argument (after its "set"); "func_attr": the called attribute
+    # becomes `name` (a class renamed where the call reads it, `mk.Old(...)` -> `mk.New(...)`)
     op: str
     index: int | None = None  # position in the call's argument list
     name: str | None = None

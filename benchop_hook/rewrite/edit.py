@@ -243,8 +243,14 @@ class _Rewriter(cst.CSTTransformer):
         except Exception as exc:  # noqa: BLE001 - a value that does not parse: report, never crash
             self.failed.append(f"line {edit.lineno}: {exc}")
             return updated
-        self.applied.add(key)
         new = updated.with_changes(args=new_args)
+        # The class renamed where the call reads it through an attribute (`mk.ModularKernel` -> `mk.Kernel`).
+        for op in (o for o in edit.ops if o.op == "func_attr"):
+            if not isinstance(updated.func, cst.Attribute):
+                self.failed.append(f"line {edit.lineno}: the called name is no attribute to rename")
+                return updated
+            new = new.with_changes(func=updated.func.with_changes(attr=cst.Name(op.name or "")))
+        self.applied.add(key)
         if self.layout is not None and r.start.line == r.end.line:
             return self._fit(r, new)
         return new

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.repo import PROJECT, Repo
 
 NORM_SHAPE = (
@@ -470,31 +472,41 @@ def test_an_import_edit_the_rewrite_cannot_place_leaves_the_file_unwritten(tmp_p
     assert "`from pkg.ops import SumOp` is not written that way here (a relative import" in r.stdout
 
 
-def test_a_renamed_class_called_through_its_module_is_a_hand_edit(tmp_path: Path) -> None:
+@pytest.mark.parametrize("moved", [False, True], ids=["renamed-in-place", "moved-elsewhere"])
+def test_a_renamed_class_called_through_its_module(tmp_path: Path, moved: bool) -> None:
     # vllm 97995f6: `mk.FusedMoEModularKernel(...)` after `import ... as mk`, the class renamed in place.
     # Import edits follow imported names only: "every call binds" left mk.ModularKernel (AttributeError).
+    # Renamed in the module `mk` is, the call's attribute follows; moved elsewhere, it is a hand edit.
     kernel = (
         "class {}:\n    def __init__(self, prepare, experts, inplace=False):\n"
         "        self.inplace = inplace\n"
     )
+    bench = "import pkg.kernel as mk\n\n\ndef run():\n    return mk.ModularKernel(1, 2, inplace=True)\n"
     repo = _layout(
         tmp_path,
         'op-paths = ["pkg/**/*.py"]\nop-bases = ["object"]\nbenchmark-paths = ["benchmarks/**/*.py"]\n',
         {
             "pkg/__init__.py": "",
             "pkg/kernel.py": kernel.format("ModularKernel"),
-            "benchmarks/bench_k.py": (
-                "import pkg.kernel as mk\n\n\ndef run():\n    return mk.ModularKernel(1, 2, inplace=True)\n"
-            ),
+            "benchmarks/bench_k.py": bench,
         },
     )
-    repo.write("pkg/kernel.py", kernel.format("ModularFwdKernel"))
-    repo.commit("rename in place")
-    before = repo.read("benchmarks/bench_k.py")
+    if moved:
+        repo.git("rm", "-q", "pkg/kernel.py")
+        repo.write("pkg/fused.py", kernel.format("ModularFwdKernel"))
+    else:
+        repo.write("pkg/kernel.py", kernel.format("ModularFwdKernel"))
+    repo.commit("rename")
     r = repo.cli("fix", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert repo.read("benchmarks/bench_k.py") == before
-    assert "through an attribute" in r.stdout and "write mk.ModularFwdKernel by hand" in r.stdout, r.stdout
+    if moved:
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert repo.read("benchmarks/bench_k.py") == bench
+        assert (
+            "through an attribute" in r.stdout and "write pkg.fused.ModularFwdKernel (imported)" in r.stdout
+        )
+    else:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert repo.read("benchmarks/bench_k.py") == bench.replace("mk.ModularKernel", "mk.ModularFwdKernel")
 
 
 def test_an_old_default_the_commit_deleted_is_not_pinned(tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ DIR holds one clone per library, named after the library column of CORPUS below 
     git clone https://github.com/facebookresearch/xformers xformers
     git clone https://github.com/pytorch/torchtune torchtune
     git clone https://github.com/NVIDIA/apex apex
+    git clone https://github.com/vllm-project/vllm vllm          (or a fork with its history)
+    git clone https://github.com/triton-lang/triton triton       (or a fork with its history)
 
 (`--no-checkout` clones are enough; the scratch copies check out only *.py, *.pyi, *.toml, *.cfg, *.ini and
 *.md,
@@ -608,6 +610,62 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
             ("apex/contrib/examples/nccl_allocator/change_cuda_allocator.py", 7),
             ("apex/contrib/examples/nccl_allocator/toy_ddp.py", 40),
         )
+    },
+    # vllm 97995f6: MoEPrepareAndFinalizeNoEP renamed MoEPrepareAndFinalizeNoDPEPModular (the same
+    # constructor, re-exported from prepare_finalize/__init__): the engineers replaced the call by
+    # maybe_make_prepare_finalize(...), which returns that class for no DP/EP; bench-op's rename is right.
+    **{
+        ("vllm-97995f6", "replayed", p, ln): (
+            True,
+            OK,
+            "MoEPrepareAndFinalizeNoEP() -> MoEPrepareAndFinalizeNoDPEPModular(): the class renamed, its "
+            "constructor the same; the engineers restructured the call around maybe_make_prepare_finalize",
+        )
+        for p, ln in (
+            ("benchmarks/kernels/benchmark_cutlass_moe_fp8.py", 141),
+            ("benchmarks/kernels/benchmark_cutlass_moe_fp8.py", 19),
+            ("benchmarks/kernels/benchmark_cutlass_moe_nvfp4.py", 200),
+            ("benchmarks/kernels/benchmark_cutlass_moe_nvfp4.py", 245),
+            ("benchmarks/kernels/benchmark_cutlass_moe_nvfp4.py", 27),
+            ("benchmarks/kernels/benchmark_grouped_gemm_cutlass.py", 136),
+            ("benchmarks/kernels/benchmark_grouped_gemm_cutlass.py", 168),
+            ("benchmarks/kernels/benchmark_grouped_gemm_cutlass.py", 19),
+        )
+    },
+    # triton d8119d51: triton_kernels.matmul_ogs deleted (matmul_ogs the function renamed matmul): every
+    # replayed call in these files fails at the import, and the import can't follow (a function renamed).
+    **{
+        ("triton-d8119d51", "replayed", p, ln): (
+            True,
+            REPORT,
+            "`from triton_kernels.matmul_ogs import matmul_ogs, PrecisionConfig, ...`: the module is gone, "
+            "and the function matmul_ogs became matmul; the file fails at import; reported, right",
+        )
+        for p, ln in (
+            ("python/triton_kernels/bench/bench_mlp.py", 60),
+            ("python/triton_kernels/bench/bench_mlp.py", 61),
+            ("python/triton_kernels/bench/bench_mlp.py", 63),
+            ("python/triton_kernels/bench/bench_mlp.py", 64),
+            ("python/triton_kernels/bench/distributed.py", 174),
+            ("python/triton_kernels/bench/distributed.py", 191),
+            ("python/triton_kernels/bench/distributed.py", 193),
+            ("python/triton_kernels/bench/distributed.py", 194),
+            ("python/triton_kernels/bench/distributed.py", 279),
+            ("python/triton_kernels/bench/distributed.py", 280),
+            ("python/triton_kernels/bench/distributed.py", 282),
+            ("python/triton_kernels/bench/distributed.py", 283),
+            ("python/triton_kernels/bench/distributed.py", 285),
+            ("python/triton_kernels/bench/distributed.py", 286),
+        )
+    },
+    **{
+        ("triton-d8119d51", "committed", "python/triton_kernels/bench/bench_mlp.py", ln): (
+            True,
+            OK,
+            "PrecisionConfig(..., weight_scale=x) -> b_mx_scale=x: the weight is operand b of matmul(a, b); "
+            "the engineers made the same edit in distributed.py and missed this file (a TypeError at C)",
+        )
+        for ln in (60, 63)
     },
 }
 
@@ -1618,6 +1676,8 @@ _TE = _cfg(
     ["examples/**/*.py"],
     ["tests/**/*.py"],
 )
+VLLM = "vllm-project/vllm"
+_VLLM = _cfg(["vllm/model_executor/layers/**/*.py"], ["object"], ["benchmarks/**/*.py"], ["tests/**/*.py"])
 _LIGER = _cfg(["src/liger_kernel/transformers/**/*.py"], ["Module"], ["benchmark/**/*.py"], ["test/**/*.py"])
 _XF = _cfg(["xformers/ops/**/*.py"], ["Module"], ["xformers/benchmarks/**/*.py"], ["tests/**/*.py"])
 _TT = _cfg(
@@ -1929,8 +1989,12 @@ CORPUS += [
         "pytorch/torchtitan",
         "73aed7f6c09c04041dae2d2c185bb4c6384ebb3f",
         _cfg(
-            ["torchtitan/models/**/*.py", "torchtitan/components/**/*.py", "torchtitan/config/**/*.py",
-             "torchtitan/*.py"],
+            [
+                "torchtitan/models/**/*.py",
+                "torchtitan/components/**/*.py",
+                "torchtitan/config/**/*.py",
+                "torchtitan/*.py",
+            ],
             [],
             ["scripts/**/*.py"],
             ["tests/**/*.py"],
@@ -1952,6 +2016,50 @@ CORPUS += [
         ),
         "FlashAttentionBackwardPreprocess(dtype, head_dim, arch, ...) -> (dtype, head_dim, head_dim_v, arch, "
         "...): a required parameter inserted; the old call passed head_dim_v to head_dim",
+    ),
+    # vllm (the fourth session's scan; its history through a full-history fork, local-inference-lab/vllm):
+    # layers under model_executor, benchmarks under benchmarks/kernels.
+    Entry(
+        "vllm-97995f6",
+        "vllm",
+        VLLM,
+        "97995f6376fd3dae7a67624055ddf038233e181e",
+        _VLLM,
+        "FusedMoEModularKernel renamed FusedMoEKernel in modular_kernel.py, which the benchmarks call as "
+        "mk.FusedMoEModularKernel(...); MoEPrepareAndFinalizeNoEP renamed MoEPrepareAndFinalizeNoDPEPModular",
+    ),
+    Entry(
+        "vllm-5a93b91",
+        "vllm",
+        VLLM,
+        "5a93b9162bfef6be6714ba70d3191e1e7ab7d3e4",
+        _VLLM,
+        "MoEPrepareAndFinalizeNoEP(defer_input_quant=False) -> (): the choice moved to .prepare()",
+    ),
+    Entry(
+        "vllm-e1e318a",
+        "vllm",
+        VLLM,
+        "e1e318af010b4f92d39324d03231cfd409766bf9",
+        _VLLM,
+        "FusedMoEConfig.max_num_tokens default envs.VLLM_MOE_DP_CHUNK_SIZE -> "
+        "SchedulerConfig.DEFAULT_MAX_NUM_BATCHED_TOKENS_FOR_BATCHED_DP, the setting deleted from envs",
+    ),
+    # triton's triton_kernels (through a fork with its history, Triton-to-tile-IR): the package below
+    # python/triton_kernels/, its tests a package of their own.
+    Entry(
+        "triton-d8119d51",
+        "triton",
+        "triton-lang/triton",
+        "d8119d51f39a25313e295a7b8ba5940283a08d37",
+        _cfg(
+            ["python/triton_kernels/triton_kernels/**/*.py"],
+            ["object"],
+            ["python/triton_kernels/bench/**/*.py"],
+            ["python/triton_kernels/tests/**/*.py"],
+        ),
+        "PrecisionConfig(act_scale, weight_scale, out_scale, ...) -> (a_mx_scale, b_mx_scale, c_mx_scale, "
+        "...); matmul_ogs renamed matmul, RoutingData and the gather/scatter indices removed",
     ),
 ]
 

@@ -46,6 +46,7 @@ def judging(ctx: StaticContext, cfg: Config) -> Judging:
         pin_defaults=cfg.pin_defaults,
         commit_old_p=ctx.old_p,
         successors=successors(ctx.changes),
+        bench_path=ctx.paths.bench,
     )
 
 

@@ -273,6 +273,7 @@ class _FromHistory:
             pin_defaults=self.cfg.pin_defaults,
             commit_old_p=None,
             successors=frozenset(),
+            bench_path=self.paths.bench,
         )
         done = judge_files(self.src.bench, [path], j, rewrite=self.rewrite, line_length=self.cfg.line_length)
         fr = done[0] if done else FileResult(path, before=data)

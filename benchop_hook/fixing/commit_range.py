@@ -90,6 +90,7 @@ def _range_pass(
         pin_defaults=cfg.pin_defaults,
         commit_old_p=pr.old,
         successors=successors(cs.changes),
+        bench_path=paths.bench,
     )
     files_ = candidates(src.bench, paths, names)
     mine = {p: authored_lines(_before(src, p), src.bench.read(p)) for p in files_}

@@ -32,6 +32,9 @@ class Judging:
     successors: frozenset[ClassRef] = frozenset()
     by_new: Mapping[ClassRef, OpChange] = field(default_factory=dict, compare=False)
     by_old: Mapping[ClassRef, OpChange] = field(default_factory=dict, compare=False)
+    # Which paths are benchmark files: their version where the hook runs is the working tree's, not the
+    # commit's, so what the commit's version of one gives says nothing certain (None: unknown).
+    bench_path: Callable[[str], bool] | None = field(default=None, compare=False)
 
     @classmethod
     def of(
@@ -44,11 +47,21 @@ class Judging:
         pin_defaults: bool,
         commit_old_p: Project | None,
         successors: frozenset[ClassRef],
+        bench_path: Callable[[str], bool] | None = None,
     ) -> Judging:
         by_new = {c.new: c for c in changes if c.new is not None}
         by_old = {c.old: c for c in changes if c.old is not None}
         return cls(
-            new_p, old_p, evidence, tuple(changes), pin_defaults, commit_old_p, successors, by_new, by_old
+            new_p,
+            old_p,
+            evidence,
+            tuple(changes),
+            pin_defaults,
+            commit_old_p,
+            successors,
+            by_new,
+            by_old,
+            bench_path,
         )
 
 

@@ -573,3 +573,33 @@ def test_a_refused_import_no_call_carries_is_a_hand_edit(tmp_path: Path) -> None
     assert "bench_lora.py:1: from pkg.v1 import V1Meta, v1_shrink: imports V1Meta, which moved" in r.stdout
     assert "also imports names that did not move to pkg.meta: split that import by hand" in r.stdout
     assert "every benchmark call still binds" not in r.stdout
+
+
+def test_an_import_from_a_benchmark_module_is_not_judged_by_the_commits_version_of_it(tmp_path: Path) -> None:
+    # torchao bdd0fcc, replayed: the commit's benchmarks/utils.py stopped re-exporting a class that moved;
+    # the working tree's utils.py (what the hook sees, before the benchmarks are fixed) still gives it.
+    # `from benchmarks.utils import Int4Config, clean` was reported as an import that fails.
+    repo = _layout(
+        tmp_path,
+        'op-paths = ["pkg/**/*.py"]\nop-bases = ["object"]\nbenchmark-paths = ["benchmarks/**/*.py"]\n',
+        {
+            "pkg/__init__.py": "",
+            "pkg/ops.py": "class Int4Config:\n    def __init__(self, group=128):\n"
+            "        self.group = group\n",
+            "benchmarks/__init__.py": "",
+            "benchmarks/utils.py": "from pkg.ops import Int4Config\n\n\ndef clean():\n    pass\n",
+            "benchmarks/test_utils.py": (
+                "from benchmarks.utils import Int4Config, clean\n\n\ndef test_x():\n    clean()\n"
+            ),
+        },
+    )
+    old_utils = repo.read("benchmarks/utils.py")
+    repo.git("mv", "pkg/ops.py", "pkg/quant.py")
+    repo.write("benchmarks/utils.py", "def clean():\n    pass\n")
+    repo.commit("move the config; utils stops re-exporting it")
+    repo.write("benchmarks/utils.py", old_utils)  # the state the hook sees: the benchmarks not yet fixed
+    r = repo.cli("fix", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert "test_utils.py:1" not in r.stdout, r.stdout
+    assert (
+        repo.read("benchmarks/utils.py") == "from pkg.quant import Int4Config\n\n\ndef clean():\n    pass\n"
+    )

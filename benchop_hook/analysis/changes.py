@@ -51,6 +51,12 @@ class OpChange:
     def headline(self) -> str:
         old = f"{self.old.name}{_shown(self.old_sig)}" if self.old else "?"
         if self.status == "removed":
+            same = [c for c in self.candidates if self.old is not None and c.name == self.old.name]
+            if same:
+                return (
+                    f"{old} -> removed, or moved to {same[0].qualname} (a class of that name appeared there; "
+                    "nothing else says it is the same)"
+                )
             if self.candidates:
                 names = ", ".join(c.name for c in self.candidates)
                 return f"{old} -> removed, or renamed to one of {names} (the evidence does not say which)"
@@ -300,6 +306,22 @@ def _follow_vanished(
         )
         if successor is None:
             leftover.append(ref)
+            continue
+        if new_p.has_module(ref.module) and not _same_body(old_p, ref, new_p, successor):
+            # xformers 44b0d07: the Triton `BwOp` deleted from a module that stays, and an unrelated CK
+            # backend's `BwOp` added elsewhere. A name alone is no move: each call is a hand edit, naming it.
+            found.changes[ref] = OpChange(
+                "removed",
+                ref,
+                None,
+                old_p.constructor(ref),
+                None,
+                (),
+                (),
+                None,
+                old_p.class_path(ref),
+                candidates=(successor,),
+            )
             continue
         found.paired.add(successor)
         ch = _compare("moved", old_p, ref, new_p, successor, hints)

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from benchop_hook.analysis.callsites import CallSite, char_col, local_binding
 from benchop_hook.fixing.plan import ArgOp, CallEdit, DictEdit, Plan, Status
-from benchop_hook.fixing.results import FileResult, FileVerdict, Finding, written_args
+from benchop_hook.fixing.results import FileResult, FileVerdict, Finding, import_statement_site, written_args
 from benchop_hook.fixing.rewriter import Rewriter
 
 _NOT_A_LITERAL = "not rewritten: the splatted dict is not a literal bench-op can edit in place"
@@ -155,39 +155,10 @@ def _import_finding(v: FileVerdict, failed: Sequence[str]) -> Finding | None:
     failing = [e for e in v.imports if (e.old_module, e.old_name) in v.failing]
     if not failing:
         return None  # the old import may still work (a re-export bench-op can't see): the run decides
-    olds = {e.old_module for e in failing}
     names = {e.old_name for e in failing}
-    try:
-        tree = ast.parse(v.before)
-    except SyntaxError:
+    site = import_statement_site(v.path, v.before, {e.old_module for e in failing}, names)
+    if site is None:
         return None
-    node = next(
-        (
-            n
-            for n in ast.walk(tree)
-            if isinstance(n, ast.ImportFrom) and (n.module in olds or any(a.name in names for a in n.names))
-        ),
-        None,
-    )
-    if node is None:
-        return None
-    lines = v.before.decode("utf-8-sig", "replace").splitlines()
-    text = " ".join(lines[node.lineno - 1 : node.end_lineno or node.lineno]).strip()
-    site = CallSite(
-        v.path,
-        node.lineno,
-        node.col_offset,
-        node.end_lineno or node.lineno,
-        node.end_col_offset or 0,
-        text,
-        (),
-        frozenset(),
-        None,
-        None,
-        None,
-        frozenset(),
-        "import",
-    )
     moved = ", ".join(sorted(names))
     pronoun = "them" if len(names) > 1 else "it"
     return Finding(

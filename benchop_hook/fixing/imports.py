@@ -38,7 +38,7 @@ def import_fixes(
                     f"imports {name} from {module}, which was removed with no successor: remove or "
                     "replace it by hand"
                 )
-                notes.append(ImportNote(name, text))
+                notes.append(ImportNote(name, text, module=module))
             continue
         succ = (routes or {}).get(old_ref, ch.new)
         via_same = j.new_p.resolve_name(module, succ.name)
@@ -87,8 +87,10 @@ def _companions(
 
 
 def _same_definition(j: Judging, old_module: str, new_module: str, name: str) -> bool:
-    """A function or a module-level value the old module defined and the new one defines word for word
-    (nanotron's sanity_check, litgpt's `prompt_styles = {...}`, moved with their module)."""
+    """A function or a module-level value the old module defined and the new one defines too (nanotron's
+    sanity_check, litgpt's `prompt_styles = {...}`, moved with their module): a value word for word, a
+    function with the same decorators and parameters (torchao 378e179: `hp_tensor_and_scale_to_float8`, its
+    body now naming the class the same commit renamed)."""
     found = []
     for project, module in ((j.old_p, old_module), (j.new_p, new_module)):
         mi = project.module(module)
@@ -96,8 +98,16 @@ def _same_definition(j: Judging, old_module: str, new_module: str, name: str) ->
         defs = [n for n in body if name in _defined_by(n)]
         if len(defs) != 1 or mi is None or name in mi.imports:
             return False
-        found.append(ast.dump(defs[0]))
+        found.append(_interface(defs[0]))
     return found[0] == found[1]
+
+
+def _interface(node: ast.stmt) -> str:
+    """What an import of the name gets, as far as a caller can tell: a function's decorators and
+    parameters (its body is its own business), a value's whole statement."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return "|".join([type(node).__name__, *map(ast.dump, node.decorator_list), ast.dump(node.args)])
+    return ast.dump(node)
 
 
 def _defined_by(node: ast.stmt) -> tuple[str, ...]:

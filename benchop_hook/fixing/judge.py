@@ -36,7 +36,7 @@ from benchop_hook.fixing.plan import (
     plan,
 )
 from benchop_hook.fixing.refusals import moved_to_constructor
-from benchop_hook.fixing.results import FileVerdict, Finding
+from benchop_hook.fixing.results import FileVerdict, Finding, ImportNote, import_statement_site
 from benchop_hook.fixing.taught import as_the_commit_shows, example_of, in_place, taught_for
 
 
@@ -65,6 +65,7 @@ def judge_file(
             findings.append(f)
     routed, route_map = routes(az, findings, j.by_old)
     imports, renames, notes = import_fixes(az.mi, j, route_map, imports_in_functions(data))
+    routed += _removed_imports(path, data, notes, j)
     if not routed and not imports and not reaches:
         return None
     reached = tuple(dict.fromkeys(reaches))
@@ -74,6 +75,22 @@ def judge_file(
     return FileVerdict(
         path, data, tuple(routed), tuple(imports), renames, tuple(notes), reaches=reached, failing=failing
     )
+
+
+def _removed_imports(path: str, data: bytes, notes: Sequence[ImportNote], j: Judging) -> list[Finding]:
+    """A class removed with no successor that the file imports, where that import provably fails: a hand
+    edit on the import statement (torchao 8d4a921: `NVFP4MMConfig` left in an import whose other names were
+    rewritten, and "can rewrite 1 call", exit 0, over a file that failed at import)."""
+    out = []
+    for n in notes:
+        if n.module is None or n.successor is not None or not import_fails(j, n.module, n.name):
+            continue
+        site = import_statement_site(path, data, set(), {n.name})
+        if site is not None:
+            out.append(
+                Finding(site, n.name, Status.GONE, n.text.split(":")[0], why_not=n.text.split(": ", 1)[-1])
+            )
+    return out
 
 
 def import_fails(j: Judging, module: str, name: str) -> bool:

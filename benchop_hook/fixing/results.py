@@ -44,6 +44,45 @@ def shown_call(site: CallSite, method: str | None, limit: int = 72) -> str:
     return text if len(text) <= limit else text[: limit - 4] + "...)"
 
 
+def import_statement_site(path: str, data: bytes, modules: set[str], names: set[str]) -> CallSite | None:
+    """The first `from m import ...` statement of `modules`, or importing one of `names`, as a site a finding
+    is reported on (via "import": no call, its text shown as written)."""
+    import ast
+
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+    node = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom)
+            and (n.module in modules or any(a.name in names for a in n.names))
+        ),
+        None,
+    )
+    if node is None:
+        return None
+    lines = data.decode("utf-8-sig", "replace").splitlines()
+    text = " ".join(line.strip() for line in lines[node.lineno - 1 : node.end_lineno or node.lineno])
+    return CallSite(
+        path,
+        node.lineno,
+        node.col_offset,
+        node.end_lineno or node.lineno,
+        node.end_col_offset or 0,
+        text,
+        (),
+        frozenset(),
+        None,
+        None,
+        None,
+        frozenset(),
+        "import",
+    )
+
+
 @dataclass(frozen=True)
 class Example:
     """The commit's own edit a fix repeats: the first pair of an old call and its new call, and how many
@@ -145,6 +184,7 @@ class ImportNote:
     name: str  # the imported name
     text: str
     successor: str | None = None  # the class the import now names, when it follows one
+    module: str | None = None  # the module it is imported from, for a removed class
 
 
 @dataclass(frozen=True)

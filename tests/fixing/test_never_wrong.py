@@ -603,3 +603,81 @@ def test_an_import_from_a_benchmark_module_is_not_judged_by_the_commits_version_
     assert (
         repo.read("benchmarks/utils.py") == "from pkg.quant import Int4Config\n\n\ndef clean():\n    pass\n"
     )
+
+
+OBJ_OPS = 'op-paths = ["pkg/**/*.py"]\nop-bases = ["object"]\nbenchmark-paths = ["benchmarks/**/*.py"]\n'
+
+
+def test_an_import_of_a_removed_class_left_beside_rewritten_names_is_a_hand_edit(tmp_path: Path) -> None:
+    # torchao 8d4a921: NVFP4InferenceConfig renamed (its mm_config dropped) and the NVFP4MMConfig enum
+    # removed. The import was rewritten for the first name and kept the second: "can rewrite 1 call", exit 0,
+    # and the file failed at import.
+    cfg = "class {}:\n    def __init__(self, {}scale=True):\n        self.scale = scale\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "from pkg.workflow import InferenceConfig, MMConfig\n",
+            "pkg/workflow.py": "class MMConfig:\n    pass\n\n\n" + cfg.format("InferenceConfig", "mm=None, "),
+            "benchmarks/bench_r.py": (
+                "from pkg.workflow import InferenceConfig, MMConfig\n\n\n"
+                "def run():\n    return InferenceConfig(mm=MMConfig(), scale=False)\n"
+            ),
+        },
+    )
+    repo.write("pkg/__init__.py", "from pkg.workflow import InferenceFwdConfig\n")
+    repo.write("pkg/workflow.py", cfg.format("InferenceFwdConfig", ""))
+    repo.commit("rename the config, remove the mm config")
+    r = repo.cli("fix", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "bench_r.py:1: from pkg.workflow import InferenceConfig, MMConfig: imports MMConfig" in r.stdout
+
+
+def test_a_class_of_the_same_name_in_another_module_is_no_move_by_its_name_alone(tmp_path: Path) -> None:
+    # xformers 44b0d07: the Triton BwOp deleted from a module that stays, an unrelated CK backend's BwOp
+    # added: the import was switched to the CK kernel, exit 0.
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/triton.py": "class FwOp:\n    pass\n\n\nclass BwOp:\n    name = 'triton'\n",
+            "benchmarks/bench_bw.py": "from pkg.triton import BwOp\n\n\ndef run():\n    return BwOp()\n",
+        },
+    )
+    repo.write("pkg/triton.py", "class FwOp:\n    pass\n")
+    repo.write("pkg/ck.py", "class BwOp:\n    name = 'ck'\n\n    def launch(self):\n        pass\n")
+    repo.commit("drop the triton backward, add a CK backend")
+    before = repo.read("benchmarks/bench_bw.py")
+    r = repo.cli("fix", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert repo.read("benchmarks/bench_bw.py") == before
+    assert "BwOp() -> removed, or moved to pkg.ck.BwOp (a class of that name appeared there" in r.stdout
+
+
+def test_a_function_of_a_renamed_module_follows_with_its_body_changed(tmp_path: Path) -> None:
+    # torchao 378e179: f8_tensor.py renamed f8_training_tensor.py; `to_f8` kept its parameters, and its body
+    # now names the class the commit renamed. "did not move", exit 1, over an import the engineers only
+    # re-pointed.
+    mod = "class {0}:\n    def __init__(self, emulate=False):\n        self.emulate = emulate\n\n\n"
+    mod += "def to_f8(x, cfg):\n    return {0}(emulate=cfg)\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/f8_tensor.py": mod.format("F8Tensor"),
+            "benchmarks/bench_pad.py": (
+                "from pkg.f8_tensor import F8Tensor, to_f8\n\n\n"
+                "def run():\n    return to_f8(F8Tensor(), False)\n"
+            ),
+        },
+    )
+    repo.git("rm", "-q", "pkg/f8_tensor.py")
+    repo.write("pkg/f8_training_tensor.py", mod.format("F8TrainingTensor"))
+    repo.commit("rename the module and its class")
+    r = repo.cli("fix", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert repo.read("benchmarks/bench_pad.py").startswith(
+        "from pkg.f8_training_tensor import F8TrainingTensor, to_f8\n"
+    )

@@ -611,6 +611,12 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
             ("apex/contrib/examples/nccl_allocator/toy_ddp.py", 40),
         )
     },
+    ("torchao-8d4a921", "replayed", "benchmarks/float8/float8_inference_roofline.py", 41): (
+        True,
+        REPORT,
+        "the import keeps NVFP4MMConfig, which the commit removed everywhere (the engineers dropped it from "
+        "this import): an ImportError; reported as a hand edit on the statement, right",
+    ),
     # vllm 97995f6: MoEPrepareAndFinalizeNoEP renamed MoEPrepareAndFinalizeNoDPEPModular (the same
     # constructor, re-exported from prepare_finalize/__init__): the engineers replaced the call by
     # maybe_make_prepare_finalize(...), which returns that class for no DP/EP; bench-op's rename is right.
@@ -2016,6 +2022,25 @@ CORPUS += [
         ),
         "FlashAttentionBackwardPreprocess(dtype, head_dim, arch, ...) -> (dtype, head_dim, head_dim_v, arch, "
         "...): a required parameter inserted; the old call passed head_dim_v to head_dim",
+    ),
+    # torchao and xformers, from the fourth session's broad scan of both (`/tmp/scan_k` of that session).
+    Entry(
+        "torchao-378e179",
+        "torchao",
+        TORCHAO,
+        "378e17907e12e6a64e2b753de0211b949604f3df",
+        _cfg(["torchao/float8/**/*.py"], ["object"], ["benchmarks/**/*.py"], ["test/**/*.py"]),
+        "torchao/float8/float8_tensor.py renamed float8_training_tensor.py and Float8Tensor renamed "
+        "Float8TrainingTensor; the module's functions moved with it, their bodies naming the new class",
+    ),
+    Entry(
+        "xformers-44b0d07",
+        "xformers",
+        "facebookresearch/xformers",
+        "44b0d075db02affa7eb006c2980fa509d821f91a",
+        _cfg(["xformers/ops/**/*.py"], ["object"], ["xformers/benchmarks/**/*.py"], ["tests/**/*.py"]),
+        "the Triton backward op (fmha.triton.BwOp) deleted from a module that stays; an unrelated CK backend "
+        "added with a BwOp of its own",
     ),
     # vllm (the fourth session's scan; its history through a full-history fork, local-inference-lab/vllm):
     # layers under model_executor, benchmarks under benchmarks/kernels.

@@ -138,7 +138,42 @@ def from_function(
         params.append(Param(a.kwarg.arg, Kind.VAR_KEYWORD, None, _src(a.kwarg.annotation)))
     if drop_first and params and params[0].kind in (Kind.POSITIONAL_ONLY, Kind.POSITIONAL_OR_KEYWORD):
         params = params[1:]
-    return Signature(tuple(params))
+    return Signature(tuple(_accepted(params, _rejected(fn))))
+
+
+def _rejected(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Parameters the function refuses as soon as it starts (`if x is not None: raise TypeError(...)`, a
+    deprecated parameter kept in the signature: Megatron ffbc43f's `inference_wrapper_config=None`): passing
+    one binds and then raises."""
+    out: set[str] = set()
+    body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) else fn.body
+    for stmt in body[:5]:
+        if not isinstance(stmt, ast.If) or stmt.orelse or not isinstance(stmt.body[-1], ast.Raise):
+            continue
+        test = stmt.test
+        if (
+            isinstance(test, ast.Compare)
+            and isinstance(test.left, ast.Name)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.IsNot)
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None
+        ):
+            out.add(test.left.id)
+    return out
+
+
+def _accepted(params: list[Param], rejected: set[str]) -> list[Param]:
+    """`params` without the rejected ones that no later positional parameter's place depends on (a keyword-
+    only one, or one after which only keyword-only and splat parameters follow), with a `None` default."""
+    out = list(params)
+    for p in params:
+        if p.name not in rejected or p.default != "None":
+            continue
+        later = out[out.index(p) + 1 :]
+        if p.kind is Kind.KEYWORD_ONLY or not any(q.positional for q in later):
+            out.remove(p)
+    return out
 
 
 @dataclass(frozen=True)

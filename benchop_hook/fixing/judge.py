@@ -14,7 +14,8 @@ from dataclasses import replace
 from benchop_hook.analysis.callsites import UNKNOWN, Arg, CallSite, Gone, Instance
 from benchop_hook.analysis.cases import Cases
 from benchop_hook.analysis.changes import OpChange
-from benchop_hook.analysis.edits import Edit
+from benchop_hook.analysis.edits import Edit, EditKind
+from benchop_hook.analysis.examples import bound_args
 from benchop_hook.analysis.locate import analyze
 from benchop_hook.analysis.modules import ClassRef, ModuleInfo
 from benchop_hook.analysis.signatures import Signature
@@ -445,12 +446,43 @@ def _moved_out(
     sigs: tuple[Signature, Signature, tuple[Edit, ...]],
     j: Judging,
 ) -> str | None:
-    """For a method call: why a parameter it passes can't just be dropped, having moved to the constructor."""
-    if method is None or change.new is None:
+    """Why a parameter the call passes can't just be dropped: for a method call, it moved to the
+    constructor; for a constructor call, the same commit made it a required parameter of another class or
+    of one of this class's methods (Megatron 9475bab: `is_built_on_rank` left the dataset config for the
+    builder, and dropping the benchmark's rank-aware function would build on every rank)."""
+    if method is None:
+        return _moved_to_another(change, args, sigs, j)
+    if change.new is None:
         return None
     old_ctor = j.old_p.constructor(change.old) if change.old is not None else None
     new_ctor = j.new_p.constructor(change.new)
     return moved_to_constructor(args, sigs[0], sigs[1], old_ctor, new_ctor, change.new.name)
+
+
+def _moved_to_another(
+    change: OpChange, args: tuple[Arg, ...], sigs: tuple[Signature, Signature, tuple[Edit, ...]], j: Judging
+) -> str | None:
+    old_sig, new_sig, _ = sigs
+    gone = [(p, v) for p, v in (bound_args(args, old_sig) or {}).items() if new_sig.get(p) is None]
+    if not gone:
+        return None
+    required = {EditKind.ADDED_REQUIRED}
+    for p, value in gone:
+        where = [
+            f"{c.new.name}'s constructor"
+            for c in j.changes
+            if c is not change
+            and c.new is not None
+            and any(e.kind in required and e.name == p for e in c.edits)
+        ] + [
+            f".{m.name}()" for m in change.methods if any(e.kind in required and e.name == p for e in m.edits)
+        ]
+        if where:
+            return (
+                f"'{p}' is now a required parameter of {where[0]}, and the call passes {p}={value.strip()}: "
+                "pass it there, by hand"
+            )
+    return None
 
 
 def _routable(site: CallSite, change: OpChange) -> bool:

@@ -97,6 +97,13 @@ def from_the_commit(
             continue  # this call passes no value the template needs, or can't name what it uses
         if old_sig.get(param) is not None and param in bv and bv[param].strip() != src.strip():
             return f"the commit's own edit also changes {param} ({learned.cited}): update it by hand"
+        if _code(src):
+            # Megatron 9475bab: the tests pass `is_built_on_rank=lambda: True`, a stub of their own; the
+            # benchmark had its rank-aware function for it.
+            return (
+                f"the commit's own edit passes {param}={src} ({learned.cited}), code of its own, not a "
+                f"value: give {param} the benchmark's own by hand"
+            )
         target = new_sig.get(param)
         if target is not None and target.required and old_sig.get(param) is None:
             values[param] = Value(src, why, shown=True)
@@ -230,3 +237,14 @@ def folded(
                     f"{q.name}={cls}(...) by hand"
                 )
     return taught
+
+
+def _code(src: str) -> bool:
+    """A value that is code of the edit's own (a lambda), which a call elsewhere has no reason to share."""
+    import ast
+
+    try:
+        tree = ast.parse(src.strip(), mode="eval")
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.Lambda) for n in ast.walk(tree))

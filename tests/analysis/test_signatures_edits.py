@@ -184,3 +184,19 @@ def test_a_headline_shows_a_signature_too_long_to_read_by_its_size() -> None:
     assert line == "ServerArgs(300 parameters) -> ServerArgs(301 parameters)"
     short = OpChange("changed", ref, ref, sig("M, N"), sig("N"), tuple(diff(sig("M, N"), sig("N"))))
     assert short.headline() == "ServerArgs(M, N) -> ServerArgs(N)"
+
+
+def test_a_parameter_the_function_refuses_at_once_is_not_in_its_signature() -> None:
+    # Megatron ffbc43f: `inference_wrapper_config=None` kept at the end, raising TypeError when passed: a
+    # positional config rewritten to that keyword bound, then raised.
+    fn = ast.parse(
+        "def __init__(self, model, ctx=None, cfg=None, *, old=None):\n"
+        '    """doc"""\n'
+        "    if cfg is not None:\n        raise TypeError('cfg is gone: pass ctx')\n"
+        "    if old is not None:\n        raise TypeError('old is gone')\n"
+        "    self.model = model\n"
+    ).body[0]
+    assert from_function(fn).render() == "(model, ctx=None)"
+    # A refused parameter with a positional one after it keeps its place (the slot still binds).
+    mid = ast.parse("def f(self, a=None, b=None):\n    if a is not None:\n        raise ValueError\n").body[0]
+    assert from_function(mid).render() == "(a=None, b=None)"

@@ -681,3 +681,41 @@ def test_a_function_of_a_renamed_module_follows_with_its_body_changed(tmp_path: 
     assert repo.read("benchmarks/bench_pad.py").startswith(
         "from pkg.f8_training_tensor import F8TrainingTensor, to_f8\n"
     )
+
+
+def test_a_value_that_moved_to_another_class_or_a_tests_lambda_is_a_hand_edit(tmp_path: Path) -> None:
+    # Megatron 9475bab: `is_built_on_rank` left the dataset config for the builder (required there); the
+    # tests pass `lambda: True`. The config call dropped the benchmark's rank-aware function, and the
+    # builder call got the tests' stub: every rank would build.
+    data = (
+        "class Config:\n    def __init__(self, seed{0}):\n        self.seed = seed\n\n\n"
+        "class Builder:\n    def __init__(self, cls{1}, config):\n        self.config = config\n"
+    )
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS + 'test-paths = ["tests/**/*.py"]\n',
+        {
+            "pkg/__init__.py": "",
+            "pkg/data.py": data.format(", is_built_on_rank=None", ""),
+            "tests/test_data.py": (
+                "from pkg.data import Builder, Config\n\n\ndef test_b():\n"
+                "    Builder(list, Config(1, is_built_on_rank=lambda: True))\n"
+            ),
+            "benchmarks/bench_data.py": (
+                "from pkg.data import Builder, Config\n\n\ndef run(rank_fn):\n"
+                "    return Builder(list, Config(1, is_built_on_rank=rank_fn))\n"
+            ),
+        },
+    )
+    repo.write("pkg/data.py", data.format("", ", is_built_on_rank"))
+    repo.write(
+        "tests/test_data.py",
+        "from pkg.data import Builder, Config\n\n\ndef test_b():\n"
+        "    Builder(list, is_built_on_rank=lambda: True, config=Config(1))\n",
+    )
+    repo.commit("the builder decides where to build")
+    before = repo.read("benchmarks/bench_data.py")
+    r = repo.cli("fix", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert repo.read("benchmarks/bench_data.py") == before
+    assert "'is_built_on_rank' is now a required parameter of Builder's constructor" in r.stdout, r.stdout

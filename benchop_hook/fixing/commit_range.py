@@ -189,16 +189,17 @@ def judge_files(
     blobs = [bench.read(p) for p in paths]
     weights = [len(b or b"") for b in blobs]
     likely = [b is not None and likely_rewritten(b, j.changes) for b in blobs]
-    # libcst's import is a sixth of a large commit's static pass, and it overlaps the judging only in a
-    # fork: when a rewrite is likely, a child judges from the start, however few the files, while this
-    # process imports it. A child that imported it ahead makes the rewrites instead.
-    rewriting = rewrite and any(likely) and not rewriter.is_ahead
+    # When a rewrite is likely a child judges from the start, however few the files: libcst's import (a
+    # sixth of a large commit's static pass) is made here meanwhile, or was made ahead by the rewriter
+    # child, and then both processes judge.
+    rewriting = rewrite and any(likely)
+    importing = rewriting and not rewriter.is_ahead
     threshold = REWRITE_FORK_WEIGHT if rewriting else JUDGE_FORK_WEIGHT
     shared = sum(weights) >= threshold and forked.can_fork()
-    warmed = shared and warm_evidence(j, blobs, meanwhile=_import_rewriter if rewriting else None)
-    # With libcst already imported here, a forked child has it too: each process rewrites the files it
-    # judged, and no rewrite is left for this process alone at the end.
-    rewrites_too = warmed and rewriting
+    warmed = shared and warm_evidence(j, blobs, meanwhile=_import_rewriter if importing else None)
+    # With libcst imported here, a forked child has it too: each process rewrites the files it judged, and
+    # no rewrite is left for this process alone at the end. (The rewriter child answers this process only.)
+    rewrites_too = warmed and importing
 
     def judged(k: int) -> FileVerdict | FileResult | None:
         v = judge_file(paths[k], blobs[k], j, (authored or {}).get(paths[k], frozenset()))
@@ -212,7 +213,7 @@ def judge_files(
         weights,
         min_weight=threshold,
         first=likely,
-        meanwhile=_import_rewriter if rewriting and shared and not warmed else None,
+        meanwhile=_import_rewriter if importing and shared and not warmed else None,
     )
     return [
         v

@@ -310,24 +310,29 @@ def _follow_vanished(
         if new_p.has_module(ref.module) and not _same_body(old_p, ref, new_p, successor):
             # xformers 44b0d07: the Triton `BwOp` deleted from a module that stays, and an unrelated CK
             # backend's `BwOp` added elsewhere. A name alone is no move: each call is a hand edit, naming it.
-            found.changes[ref] = OpChange(
-                "removed",
-                ref,
-                None,
-                old_p.constructor(ref),
-                None,
-                (),
-                (),
-                None,
-                old_p.class_path(ref),
-                candidates=(successor,),
-            )
+            found.changes[ref] = _removed(old_p, ref, (successor,))
             continue
         found.paired.add(successor)
         ch = _compare("moved", old_p, ref, new_p, successor, hints)
         if ch:
             found.changes[successor] = ch
     return leftover
+
+
+def _removed(old_p: Project, ref: ClassRef, candidates: tuple[ClassRef, ...]) -> OpChange:
+    """`ref` removed, with the classes the evidence could not choose between as its successor."""
+    return OpChange(
+        "removed",
+        ref,
+        None,
+        old_p.constructor(ref),
+        None,
+        (),
+        (),
+        None,
+        old_p.class_path(ref),
+        candidates=candidates,
+    )
 
 
 def _pair_leftover(
@@ -343,18 +348,7 @@ def _pair_leftover(
     else removed, with the candidates the evidence could not choose between."""
     for ref, successor, evidence, candidates in _pair_renamed(old_p, new_p, leftover, fresh, votes):
         if successor is None:
-            found.changes[ref] = OpChange(
-                "removed",
-                ref,
-                None,
-                old_p.constructor(ref),
-                None,
-                (),
-                (),
-                None,
-                old_p.class_path(ref),
-                candidates=candidates,
-            )
+            found.changes[ref] = _removed(old_p, ref, candidates)
             continue
         found.paired.add(successor)
         status: ChangeStatus = "renamed" if successor.name != ref.name else "moved"

@@ -49,6 +49,8 @@ class Param:
 @dataclass(frozen=True)
 class Signature:
     params: tuple[Param, ...]
+    # Parameters left out of `params` because the function refuses them as soon as it starts (`_rejected`).
+    refused: frozenset[str] = frozenset()
 
     def get(self, name: str) -> Param | None:
         for p in self.params:
@@ -138,7 +140,8 @@ def from_function(
         params.append(Param(a.kwarg.arg, Kind.VAR_KEYWORD, None, _src(a.kwarg.annotation)))
     if drop_first and params and params[0].kind in (Kind.POSITIONAL_ONLY, Kind.POSITIONAL_OR_KEYWORD):
         params = params[1:]
-    return Signature(tuple(_accepted(params, _rejected(fn))))
+    kept = _accepted(params, _rejected(fn))
+    return Signature(tuple(kept), frozenset(p.name for p in params) - {p.name for p in kept})
 
 
 def _rejected(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:

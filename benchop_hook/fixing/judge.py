@@ -468,6 +468,15 @@ def _moved_to_another(
         return None
     required = {EditKind.ADDED_REQUIRED}
     for p, value in gone:
+        old_p = old_sig.get(p)
+        if p in new_sig.refused and old_p is not None and old_p.required:
+            # Megatron ffbc43f: `inference_wrapper_config` was required, the old constructor built the
+            # inference context from it, and the new one raises when it is passed: dropped, the wrapper would
+            # run with no context. What replaces it is not in the signature.
+            return (
+                f"the constructor now refuses '{p}', which it required before, and the call passes "
+                f"{p}={value.strip()}: what replaces it is not said, edit the call by hand"
+            )
         where = [
             f"{c.new.name}'s constructor"
             for c in j.changes

@@ -719,3 +719,34 @@ def test_a_value_that_moved_to_another_class_or_a_tests_lambda_is_a_hand_edit(tm
     assert r.returncode == 1, r.stdout + r.stderr
     assert repo.read("benchmarks/bench_data.py") == before
     assert "'is_built_on_rank' is now a required parameter of Builder's constructor" in r.stdout, r.stdout
+
+
+def test_a_required_parameter_the_constructor_now_refuses_is_a_hand_edit(tmp_path: Path) -> None:
+    # Megatron ffbc43f: `inference_wrapper_config` was required (the old wrapper built its inference context
+    # from it); the new constructor keeps it only to raise. Passed by keyword it raised; dropped, the wrapper
+    # would run with no context.
+    wrap = "class Wrapper:\n    def __init__(self, model, {}context=None):\n{}        self.model = model\n"
+    refuse = "        if config is not None:\n            raise TypeError('config is deprecated')\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/wrap.py": wrap.format("config, ", ""),
+            "benchmarks/bench_w.py": (
+                "from pkg.wrap import Wrapper\n\n\ndef run(cfg):\n    return Wrapper('m', cfg)\n"
+            ),
+        },
+    )
+    repo.write(
+        "pkg/wrap.py",
+        "class Wrapper:\n    def __init__(self, model, context=None, config=None):\n"
+        + refuse
+        + "        self.model = model\n",
+    )
+    repo.commit("the wrapper takes a context")
+    before = repo.read("benchmarks/bench_w.py")
+    r = repo.cli("fix", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert repo.read("benchmarks/bench_w.py") == before
+    assert "the constructor now refuses 'config', which it required before" in r.stdout, r.stdout

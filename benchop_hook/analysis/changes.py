@@ -153,6 +153,17 @@ def _compare(
     return OpChange(status, old, new, o, n, edits, methods, via, new_p.class_path(new))
 
 
+def _same_class_elsewhere(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) -> bool:
+    """A class of the same name in another module is the class that left its module (which stays): the same
+    body, or the same constructor taking something (Megatron ffbc43f's `MambaInferenceStateConfig`, moved
+    to `inference/config.py` with its fields). Two backends' `BwOp()` share a name and an empty
+    constructor, and nothing else (xformers 44b0d07)."""
+    if _same_body(old_p, old, new_p, new):
+        return True
+    o = old_p.constructor(old)
+    return o is not None and bool(o.params) and o == new_p.constructor(new)
+
+
 def _same_body(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) -> bool:
     a, b = old_p.class_info(old), new_p.class_info(new)
     return a is not None and b is not None and a.fingerprint == b.fingerprint
@@ -307,7 +318,7 @@ def _follow_vanished(
         if successor is None:
             leftover.append(ref)
             continue
-        if new_p.has_module(ref.module) and not _same_body(old_p, ref, new_p, successor):
+        if new_p.has_module(ref.module) and not _same_class_elsewhere(old_p, ref, new_p, successor):
             # xformers 44b0d07: the Triton `BwOp` deleted from a module that stays, and an unrelated CK
             # backend's `BwOp` added elsewhere. A name alone is no move: each call is a hand edit, naming it.
             found.changes[ref] = _removed(old_p, ref, (successor,))

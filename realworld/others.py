@@ -143,6 +143,12 @@ _CMT = (
     "'shift' and the old binding is pinned back (fixes.classify/plan through pipeline._judge_one; nothing "
     "checks that this call changed in the range)"
 )
+_REFUSED = (
+    "the old wrapper required inference_wrapper_config and built its inference context from it; the new "
+    "one keeps the parameter only to raise TypeError when it is passed. Kept on inference_wrapper_config= "
+    "(graded right before, wrong on reading the new constructor: it raises) or dropped (no context), the "
+    "call fails: reported, right"
+)
 VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
     # megatron 34ac1ad
     ("megatron-34ac1ad", "replayed", "tools/merge_datasets.py", 37): (
@@ -190,9 +196,8 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
     ),
     ("megatron-ffbc43f", "replayed", "examples/inference/gpt/gpt_dynamic_inference.py", 220): (
         True,
-        OK,
-        "GPTInferenceWrapper(model, args, context): args kept on inference_wrapper_config, context on "
-        "inference_context: the old binding (the engineers dropped args)",
+        REPORT,
+        _REFUSED,
     ),
     (
         "megatron-ffbc43f",
@@ -227,13 +232,13 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
     ),
     ("megatron-ffbc43f", "replayed", "tools/run_inference_performance_test.py", 94): (
         True,
-        OK,
-        "the config kept on inference_wrapper_config (now last, keyword): the old binding",
+        REPORT,
+        _REFUSED,
     ),
     ("megatron-ffbc43f", "replayed", "tools/run_inference_performance_test.py", 133): (
         True,
-        OK,
-        "the old binding, by keyword",
+        REPORT,
+        _REFUSED,
     ),
     ("megatron-ffbc43f", "replayed", "tools/run_inference_performance_test.py", 103): (
         True,
@@ -265,9 +270,8 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
     ),
     ("megatron-ffbc43f", "replayed", "examples/multimodal/run_text_generation.py", 199): (
         True,
-        OK,
-        "VLMInferenceWrapper(model, inference_wrapper_config) would pass the config as inference_context; "
-        "bench-op keeps it on inference_wrapper_config by keyword: a fix the engineers missed",
+        REPORT,
+        _REFUSED,
     ),
     # megatron ffbc43f, as committed
     ("megatron-ffbc43f", "committed", "examples/inference/gpt/gpt_dynamic_inference.py", 293): (
@@ -298,8 +302,8 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
     ),
     ("megatron-ffbc43f", "committed", "examples/multimodal/run_text_generation.py", 199): (
         True,
-        OK,
-        "as in the replay: a fix the engineers missed",
+        REPORT,
+        _REFUSED,
     ),
     ("megatron-ffbc43f", "committed", "examples/inference/t5/simple_t5_batch_inference.py", 85): (
         True,
@@ -617,6 +621,54 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
         "the import keeps NVFP4MMConfig, which the commit removed everywhere (the engineers dropped it from "
         "this import): an ImportError; reported as a hand edit on the statement, right",
     ),
+    # An import statement bench-op reports (a class removed with no successor, or moved where the import
+    # can't follow): each import fails at that commit (the module gone, or no longer defining the name),
+    # read in the code of each.
+    **{
+        key: (
+            True,
+            REPORT,
+            "the import fails at that commit (the module is gone or no longer defines the name): a hand "
+            "edit on the statement, right",
+        )
+        for key in (
+            ("megatron-23f3f55", "replayed", "tools/merge_datasets.py", 10),
+            ("megatron-23f3f55", "replayed", "tools/preprocess_mmdata.py", 25),
+            ("megatron-4d51353", "committed", "examples/multimodal/run_text_generation.py", 27),
+            ("megatron-4d51353", "committed", "examples/post_training/modelopt/generation_server.py", 31),
+            ("megatron-4d51353", "committed", "tools/run_vlm_text_generation.py", 20),
+            ("megatron-4d51353", "replayed", "examples/multimodal/run_text_generation.py", 27),
+            ("megatron-4d51353", "replayed", "examples/post_training/modelopt/generation_server.py", 31),
+            ("megatron-4d51353", "replayed", "tools/run_text_generation_server.py", 36),
+            ("megatron-4d51353", "replayed", "tools/run_vlm_text_generation.py", 20),
+            ("megatron-a0e190c", "replayed", "examples/detxoify_lm/finetune_gpt.py", 18),
+            ("megatron-ffbc43f", "committed", "examples/inference/t5/simple_t5_batch_inference.py", 10),
+            ("megatron-ffbc43f", "committed", "examples/multimodal/run_text_generation.py", 35),
+            ("megatron-ffbc43f", "replayed", "examples/inference/gpt/gpt_static_inference.py", 4),
+            ("megatron-ffbc43f", "replayed", "examples/inference/t5/simple_t5_batch_inference.py", 10),
+            ("megatron-ffbc43f", "replayed", "examples/multimodal/run_text_generation.py", 35),
+            ("megatron-ffbc43f", "replayed", "tools/run_inference_performance_test.py", 20),
+            ("megatron-ffbc43f", "replayed", "tools/run_text_generation_server.py", 25),
+            ("torchao-3c2030b", "replayed", "benchmarks/microbenchmarks/utils.py", 16),
+            ("torchao-436b2e9", "replayed", "benchmarks/microbenchmarks/utils.py", 185),
+            ("torchao-4a42d32", "replayed", "benchmarks/prototype/moe_training/bench_moe_layer.py", 18),
+            (
+                "torchao-4a42d32",
+                "replayed",
+                "benchmarks/prototype/moe_training/benchmark_moe_layer_fsdp.py",
+                27,
+            ),
+            (
+                "torchao-4a42d32",
+                "replayed",
+                "benchmarks/prototype/moe_training/benchmark_scaled_grouped_mm_dq.py",
+                23,
+            ),
+            ("torchao-70aef5d", "replayed", "benchmarks/benchmark_fp6_llm.py", 3),
+            ("torchtune-5670109", "replayed", "recipes/finetune_llm.py", 23),
+            ("triton-d8119d51", "replayed", "python/triton_kernels/bench/distributed.py", 13),
+        )
+    },
     # vllm 97995f6: MoEPrepareAndFinalizeNoEP renamed MoEPrepareAndFinalizeNoDPEPModular (the same
     # constructor, re-exported from prepare_finalize/__init__): the engineers replaced the call by
     # maybe_make_prepare_finalize(...), which returns that class for no DP/EP; bench-op's rename is right.

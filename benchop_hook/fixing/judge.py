@@ -88,9 +88,8 @@ def _removed_imports(path: str, data: bytes, notes: Sequence[ImportNote], j: Jud
             continue
         site = import_statement_site(path, data, set(), {n.name})
         if site is not None:
-            out.append(
-                Finding(site, n.name, Status.GONE, n.text.split(":")[0], why_not=n.text.split(": ", 1)[-1])
-            )
+            problem = f"imports {n.name} from {n.module}, which was removed with no successor"
+            out.append(Finding(site, n.name, Status.GONE, problem, why_not="remove or replace it by hand"))
     return out
 
 

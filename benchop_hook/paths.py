@@ -14,15 +14,31 @@ class Paths:
 
     def __init__(self, config: Config) -> None:
         self.c = config
+        # A static pass asks about each path many times (tens of thousands of questions on a large commit):
+        # the answers are the globs', kept per path.
+        self._bench: dict[str, bool] = {}
+        self._test: dict[str, bool] = {}
+        self._op: dict[str, bool] = {}
 
     def bench(self, p: str) -> bool:
-        return p.endswith(".py") and matches(p, self.c.benchmark_paths)
+        yes = self._bench.get(p)
+        if yes is None:
+            yes = self._bench[p] = p.endswith(".py") and matches(p, self.c.benchmark_paths)
+        return yes
 
     def test(self, p: str) -> bool:
-        return p.endswith(".py") and not self.bench(p) and matches(p, self.c.test_paths)
+        yes = self._test.get(p)
+        if yes is None:
+            yes = self._test[p] = p.endswith(".py") and not self.bench(p) and matches(p, self.c.test_paths)
+        return yes
 
     def op(self, p: str) -> bool:
-        return p.endswith(".py") and not self.bench(p) and not self.test(p) and matches(p, self.c.op_paths)
+        yes = self._op.get(p)
+        if yes is None:
+            yes = self._op[p] = (
+                p.endswith(".py") and not self.bench(p) and not self.test(p) and matches(p, self.c.op_paths)
+            )
+        return yes
 
     def interface(self, p: str) -> bool:
         """Workloads, test helpers, benchmark bases: classes benchmarks build whose constructors a commit may

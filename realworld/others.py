@@ -149,7 +149,17 @@ _REFUSED = (
     "(graded right before, wrong on reading the new constructor: it raises) or dropped (no context), the "
     "call fails: reported, right"
 )
+_MOVED_OUT = (
+    "the caller's buffer (chosen by --caller-provides-dispatch-recv-tokens) moved from EpBuffer's "
+    "constructor to ep_dispatch(recv_tokens=), which gained that parameter in the same commit; dropped, the "
+    "example measures the pool-allocated path: reported, right"
+)
 VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
+    # te 622a3ee (engineers left the examples broken; fixed in 98524e5)
+    ("te-622a3ee", "replayed", "examples/pytorch/ep/bench/ep_bench.py", 204): (True, REPORT, _MOVED_OUT),
+    ("te-622a3ee", "replayed", "examples/pytorch/ep/ep_moe.py", 179): (True, REPORT, _MOVED_OUT),
+    ("te-622a3ee", "committed", "examples/pytorch/ep/bench/ep_bench.py", 204): (True, REPORT, _MOVED_OUT),
+    ("te-622a3ee", "committed", "examples/pytorch/ep/ep_moe.py", 179): (True, REPORT, _MOVED_OUT),
     # megatron 34ac1ad
     ("megatron-34ac1ad", "replayed", "tools/merge_datasets.py", 37): (
         True,
@@ -1946,6 +1956,15 @@ CORPUS += [
         "d770886f02b6c43da1afb65d19487a44cbb8cc88",
         _TE,
         "MeshResource (a dataclass): tpsp_resource inserted third, fsdp/pp/cp_resource shift by one",
+    ),
+    Entry(
+        "te-622a3ee",
+        "te",
+        "NVIDIA/TransformerEngine",
+        "622a3eea14042a38bad2b2b64bb32a788eacfec1",
+        _cfg(["transformer_engine/pytorch/**/*.py"], ["object"], ["examples/**/*.py"], ["tests/**/*.py"]),
+        "EpBuffer loses dispatch_recv_tokens / combine_grad_expert_out: the buffers moved to "
+        "ep_dispatch(recv_tokens=) / ep_combine(grad_out=); the engineers fixed the examples later",
     ),
     Entry(
         "te-71e51ea",

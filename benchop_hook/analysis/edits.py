@@ -6,6 +6,8 @@ renders one edit as a short phrase for terminal lines and commit bodies.
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Literal, NamedTuple
@@ -334,4 +336,55 @@ def param_map(edits: list[Edit], old: Signature) -> dict[str, str | None]:
             out[e.name] = None
         elif e.kind is EditKind.RENAMED:
             out[e.name] = e.new_name
+    return out
+
+
+def related_names(a: str, b: str) -> bool:
+    """Two parameter names for one thing: equal, or one is the other with words before or after it
+    (`dispatch_recv_tokens` and `recv_tokens`)."""
+    return a == b or any(x.startswith(y + "_") or x.endswith("_" + y) for x, y in ((a, b), (b, a)))
+
+
+def _functions(tree: ast.Module, skip: str) -> dict[str, set[str]]:
+    """Qualified name -> parameter names of every public top-level function and method (a caller's value
+    can move only to what callers call; a private `_get_kernel(has_bias)` is the Op reading it from its
+    inputs), but `skip`'s constructors."""
+    out: dict[str, set[str]] = {}
+
+    def names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+        a = fn.args
+        return {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
+            out[node.name] = names(node)
+        elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not (
+                    item.name.startswith("_") and item.name != "__call__"
+                ):
+                    out[f"{node.name}.{item.name}"] = names(item)
+    return out
+
+
+def public_callables(tree: ast.Module, cls: str) -> frozenset[str]:
+    """The names a caller calls in the module: its public functions, and the methods of its classes
+    (`dispatch`, `buf.combine`), `cls`'s constructor not among them."""
+    return frozenset(q.rsplit(".", 1)[-1] for q in _functions(tree, cls))
+
+
+def gained_elsewhere(old: ast.Module, new: ast.Module, cls: str, removed: Iterable[str]) -> dict[str, str]:
+    """Removed constructor parameter -> the function or method of the same module that gained a parameter
+    named like it in the same commit (`EpBuffer(dispatch_recv_tokens=)` gone, `ep_dispatch(...,
+    recv_tokens=None)` new): the value moved there, and a call that drops it loses it."""
+    before, after = _functions(old, cls), _functions(new, cls)
+    out: dict[str, str] = {}
+    for p in removed:
+        for fn, params in after.items():
+            if fn not in before:
+                continue  # a new function is no evidence of where an old value went
+            k = next((k for k in sorted(params - before[fn]) if related_names(k, p)), None)
+            if k is not None:
+                out[p] = f"{fn} gained '{k}'"
+                break
     return out

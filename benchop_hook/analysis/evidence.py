@@ -7,11 +7,12 @@ alone can't tell, and for whether a changed default is meant.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from benchop_hook.analysis.callsites import CallSite
-from benchop_hook.analysis.edits import Edit
+from benchop_hook.analysis.edits import Edit, related_names
 from benchop_hook.analysis.examples import (
     Learned,
     Pair,
@@ -74,6 +75,40 @@ def may_spell(data: bytes, names: tuple[str, ...] | None) -> bool:
     return any(("a" + c).isidentifier() for c in set(_NON_ASCII.findall(text)))
 
 
+def _gained_keyword(old: bytes, new: bytes, value: str, param: str, callees: frozenset[str]) -> str | None:
+    """A call of one of `callees` (what the Op's module offers callers besides the Op) to which `new`
+    passes `value` as a keyword named like `param` more often than `old` did: `dispatch(buf, x,
+    recv_tokens=rt)`. Input builders (`torch.randn(..., dtype=dtype)`) are not the module's."""
+    try:
+        want = ast.unparse(ast.parse(value, mode="eval"))
+    except (SyntaxError, ValueError):
+        return None
+
+    def counts(data: bytes) -> dict[str, int] | None:
+        try:
+            tree = ast.parse(data)
+        except (SyntaxError, ValueError):
+            return None
+        out: dict[str, int] = {}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+            if name not in callees:
+                continue
+            for kw in node.keywords:
+                if kw.arg and related_names(kw.arg, param) and ast.unparse(kw.value) == want:
+                    key = f"{name}({kw.arg}=)"
+                    out[key] = out.get(key, 0) + 1
+        return out
+
+    before, after = counts(old), counts(new)
+    if before is None or after is None:
+        return None
+    return next((k for k, n in after.items() if n > before.get(k, 0)), None)
+
+
 class TestEvidence:
     def __init__(
         self,
@@ -91,6 +126,9 @@ class TestEvidence:
         self.examples = list(examples) or list(self.changed)
         self._sites: dict[tuple[str, str], list[CallSite]] = {}
         self._learned: dict[tuple[ClassRef, ClassRef], Learned] = {}
+        self._moved: dict[
+            tuple[ClassRef, ClassRef, tuple[str, ...], Signature, Signature, frozenset[str]], dict[str, str]
+        ] = {}
 
     def _calls(self, project: Project, path: str, name: str, ref: ClassRef, side: str) -> list[CallSite]:
         key = (side, path)
@@ -249,6 +287,65 @@ class TestEvidence:
                 ):
                     return True
         return False
+
+    def moved_values(
+        self,
+        old_ref: ClassRef,
+        new_ref: ClassRef,
+        removed: Sequence[str],
+        old_sig: Signature,
+        new_sig: Signature,
+        callees: frozenset[str],
+    ) -> dict[str, str]:
+        """Each of `removed` -> where the updated tests pass its value now: a test call of the Op that
+        passed `p=v` (v a variable) leaves it out, and the same file passes `v` to a keyword named like `p`
+        of one of `callees` (the functions and methods the Op's module offers) more often than before:
+        `recv_tokens=rt` on the constructor, then on `dispatch(...)`. The value moved to another call, and
+        dropping it from a benchmark's call would lose it."""
+        gone = list(removed)
+        if self.old_p is None or not gone or not callees:
+            return {}
+        key = (old_ref, new_ref, tuple(gone), old_sig, new_sig, callees)
+        if key not in self._moved:
+            self._moved[key] = self._moved_values(old_ref, new_ref, gone, new_sig, old_sig, callees)
+        return self._moved[key]
+
+    def _moved_values(
+        self,
+        old_ref: ClassRef,
+        new_ref: ClassRef,
+        gone: list[str],
+        new_sig: Signature,
+        old_sig: Signature,
+        callees: frozenset[str],
+    ) -> dict[str, str]:
+        assert self.old_p is not None
+        out: dict[str, str] = {}
+        for old_path, new_path in self.changed:
+            if old_path is None or new_path is None:
+                continue
+            old_data = self.old_p.snapshot.read(old_path)
+            new_data = self.new_p.snapshot.read(new_path)
+            if old_data is None or new_data is None or old_ref.name.encode() not in old_data:
+                continue
+            if not any(p.encode() in old_data for p in gone):
+                continue
+            old_sites = self._calls(self.old_p, old_path, old_ref.name, old_ref, "old")
+            new_sites = self._new_calls(new_ref, [new_path])
+            if len(old_sites) != len(new_sites):
+                continue
+            for o, n in zip(old_sites, new_sites):
+                ov, nv = bound_values(o, old_sig), bound_values(n, new_sig)
+                if ov is None or nv is None:
+                    continue
+                for p in gone:
+                    v = ov.get(p)
+                    if v is None or p in out or is_constant_source(v) or v in nv.values():
+                        continue
+                    where = _gained_keyword(old_data, new_data, v, p, callees)
+                    if where is not None:
+                        out[p] = f"{new_path} passes {v} to {where} now"
+        return out
 
     def rename_hints(self, ref: ClassRef, old_sig: Signature, new_sig: Signature) -> dict[str, str]:
         """old -> new parameter names, from test calls that changed the keyword but kept the value."""

@@ -148,8 +148,16 @@ def _parse_piece(lines: list[bytes]) -> list[ast.stmt] | None:
         return None
 
 
-# `class` at the start of a line, and the name after it (up to a bracket, a colon or a space).
-_CLASS_LINE = re.compile(rb"^class[ \t]+([^\s(:\[]+)", re.M)
+# `class` at the start of a line, and the name after it (up to a bracket, a colon or a space). Searched in
+# the text with a newline put in front (`at_line_starts`): `^` under re.M, but with a literal to skip to,
+# which makes the search some ten times faster.
+_CLASS_LINE = re.compile(rb"\nclass[ \t]+([^\s(:\[]+)")
+
+
+def at_line_starts(pattern: re.Pattern[bytes], data: bytes) -> list[bytes]:
+    """`pattern`, which begins with a newline, matched at the start of every line of `data`, the first
+    included."""
+    return pattern.findall(b"\n" + data)
 
 
 def top_level_class_names(data: bytes) -> frozenset[bytes] | None:
@@ -162,7 +170,7 @@ def top_level_class_names(data: bytes) -> frozenset[bytes] | None:
         data = data[3:]
     if b"\f" in data:
         return None
-    names = frozenset(_CLASS_LINE.findall(data))
+    names = frozenset(at_line_starts(_CLASS_LINE, data))
     if any(b"\\" in n or not n.isascii() for n in names):
         return None
     return names

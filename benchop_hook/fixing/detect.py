@@ -79,7 +79,7 @@ def detect_changes(src: Sources, paths: Paths, pr: Projects) -> ChangeSet:
 
 
 _WORD_RUN = re.compile(rb"[A-Za-z0-9_]+")
-_CLASS = re.compile(rb"^class\s+(\w+)", re.M)  # a top-level class (one in a string only costs a parse)
+_CLASS = re.compile(rb"\nclass\s+(\w+)")  # a top-level class (one in a string only costs a parse)
 
 
 def _word_runs(blobs: Iterable[bytes | None]) -> bytes:
@@ -215,13 +215,15 @@ class _Detector:
 
     def _gains_classes(self, c: Change) -> bool:
         """An interface file whose new version defines a top-level class its old version did not."""
+        from benchop_hook.analysis.interfaces import at_line_starts
+
         if not c.new_path or not self.paths.interface(c.new_path):
             return False
         new = self.src.new.read(c.new_path)
         if new is None or b"class " not in new:
             return False
         old = self.src.old.read(c.old_path) if c.old_path and self.src.old is not None else None
-        return bool(set(_CLASS.findall(new)) - set(_CLASS.findall(old or b"")))
+        return bool(set(at_line_starts(_CLASS, new)) - set(at_line_starts(_CLASS, old or b"")))
 
     def _edited_interface(self, c: Change) -> tuple[bytes | None, bytes | None] | None:
         """Both sides of a change of an interface file whose bytes differ; None for any other change."""

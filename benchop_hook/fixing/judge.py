@@ -22,7 +22,7 @@ from benchop_hook.analysis.signatures import Signature
 from benchop_hook.fixing.context import change_signatures, value_source
 from benchop_hook.fixing.explicit import plan_explicit
 from benchop_hook.fixing.imports import import_fixes, imports_in_functions
-from benchop_hook.fixing.judging import DefaultPins, Judging, pins_for, test_checks
+from benchop_hook.fixing.judging import DefaultPins, Judging, moved_values, pins_for, test_checks
 from benchop_hook.fixing.plan import (
     ArgOp,
     NoPlan,
@@ -421,9 +421,9 @@ def _judge_binding(
     values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, taught.values)
     span = (site.lineno, site.end_lineno)
     varies = (lambda src: cases.is_choice(src, span)) if cases is not None and method is None else None
-    p = plan(
-        args, old_sig, new_sig, edits, values, dp.pins + taught.extras, site.scope_names, own, drops, varies
-    )
+    moved = moved_values(j, change.old or ref, ref, old_sig, new_sig) if method is None and ref else None
+    extras = dp.pins + taught.extras
+    p = plan(args, old_sig, new_sig, edits, values, extras, site.scope_names, own, drops, varies, moved)
     if not isinstance(p, NoPlan):
         p = in_place(p, args, learned, old_sig, new_sig)
         ex = example_of(learned) if taught.values or taught.extras else None

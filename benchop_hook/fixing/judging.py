@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from benchop_hook.analysis.callsites import CallSite
 from benchop_hook.analysis.changes import OpChange
-from benchop_hook.analysis.edits import Edit
+from benchop_hook.analysis.edits import Edit, gained_elsewhere, public_callables
 from benchop_hook.analysis.evidence import TestEvidence
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.project import Project
@@ -196,3 +196,27 @@ def test_checks(
         return ev.drops_same_way(o, n, param, value, old_sig, new_sig)
 
     return own, drops
+
+
+def moved_values(
+    j: Judging, old_ref: ClassRef, new_ref: ClassRef, old_sig: Signature, new_sig: Signature
+) -> dict[str, str]:
+    """Removed parameter -> where the commit moved its value: another function or method of the class's
+    module that gained a parameter named like it, or another call the updated tests now pass it to. Only
+    parameters that had a default: a required one removed is most often one the Op now reads from its
+    inputs (`M` from the tensor's shape), and a kernel function that takes it now is no move of the
+    caller's value."""
+    removed = [p.name for p in old_sig.params if new_sig.get(p.name) is None and p.default is not None]
+    if not removed:
+        return {}
+    new_mi = j.new_p.module(new_ref.module)
+    if new_mi is None or new_mi.tree is None:
+        return {}
+    callees = public_callables(new_mi.tree, new_ref.name)
+    out = j.evidence.moved_values(old_ref, new_ref, removed, old_sig, new_sig, callees)
+    old_p = j.commit_old_p
+    old_mi = old_p.module(new_ref.module) if old_p is not None and old_p.has_module(new_ref.module) else None
+    if old_mi is None or old_mi.tree is None:
+        return out
+    # The commit's own interface first: it names the function the value went to.
+    return {**out, **gained_elsewhere(old_mi.tree, new_mi.tree, new_ref.name, removed)}

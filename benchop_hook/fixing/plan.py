@@ -8,7 +8,7 @@ argument reaches the parameter it reached before.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -17,10 +17,12 @@ from benchop_hook.analysis.callsites import Arg, ArgKind
 from benchop_hook.analysis.edits import Edit, EditKind, param_map
 from benchop_hook.analysis.signatures import (
     Kind,
+    Param,
     Signature,
     expr_key,
     free_names,
     is_constant_source,
+    same_default,
 )
 from benchop_hook.fixing.choices import is_choice
 
@@ -59,6 +61,13 @@ class NoPlan:
     reason: str
     missing: tuple[str, ...] = ()
     choice: tuple[int, str, str] | None = None  # (argument index, parameter, value): a choice with no home
+
+
+def _is_old_default(src: str, param: Param | None) -> bool:
+    """`src` passes what the parameter took anyway: dropping it leaves the call's meaning as it was."""
+    return src == "None" or (
+        param is not None and param.default is not None and same_default(src, param.default)
+    )
 
 
 def as_clause(reason: str) -> str:
@@ -277,11 +286,13 @@ def plan(
     own_name: Callable[[str], bool] | None = None,
     drops_choice: Callable[[str, str], bool] | None = None,
     varies: Callable[[str], bool] | None = None,
+    moved: Mapping[str, str] | None = None,
 ) -> Plan | NoPlan:
     """The edit that makes `args` bind `new` as they bound `old`. `pins`: (param, value, note) to add.
 
     `own_name(p)`: the updated tests pass a variable named `p` for parameter `p` (settles a
     contested slot). `drops_choice(p, value)`: the updated tests drop `p=value` the same way.
+    `moved`: removed parameter -> where the updated tests pass its value now (another call).
     """
     if shape(args).splatted:
         return NoPlan("passes *args/**kwargs")
@@ -342,6 +353,11 @@ def plan(
                 f"passes {p_old}={a.source}, {what} the new signature has no '{p_old}' for, "
                 "and no test the commit updated drops it the same way: carry that choice over by hand",
                 choice=(i, p_old, a.source),
+            )
+        if p_new is None and moved and p_old in moved and not _is_old_default(a.source, old.get(p_old)):
+            return NoPlan(
+                f"passes {p_old}={a.source}, a value the commit moved out of the constructor "
+                f"({moved[p_old]}): move it there by hand",
             )
         if p_new is None:
             ops.append(ArgOp("drop", i))

@@ -750,3 +750,68 @@ def test_a_required_parameter_the_constructor_now_refuses_is_a_hand_edit(tmp_pat
     assert r.returncode == 1, r.stdout + r.stderr
     assert repo.read("benchmarks/bench_w.py") == before
     assert "the constructor now refuses 'config', which it required before" in r.stdout, r.stdout
+
+
+_EP = (
+    "class EpBuffer:\n    def __init__(self, top_k, hidden{extra}):\n        self.top_k = top_k\n\n\n"
+    "def dispatch(buf, x{kw}):\n    return x\n"
+)
+
+
+@pytest.mark.parametrize("where", ["module", "tests"])
+def test_a_value_the_commit_moved_to_another_call_is_not_dropped(tmp_path: Path, where: str) -> None:
+    # TransformerEngine 622a3ee: `EpBuffer(dispatch_recv_tokens=...)` left the constructor for
+    # `ep_dispatch(..., recv_tokens=...)`. Dropped from the benchmark's call, its flag-chosen buffer was lost
+    # and the benchmark measured the default path, exit 0.
+    head = "from pkg.ep import EpBuffer, dispatch\n\n\ndef test_ep():\n    rt = [0]\n"
+    tests_old = head + "    buf = EpBuffer(2, 8, dispatch_recv_tokens=rt)\n    dispatch(buf, [1])\n"
+    # Through the module, `dispatch` gains `recv_tokens` (the tests only drop the keyword); through the
+    # tests, `dispatch` takes **kw before and after, and the tests now pass the buffer to it.
+    moved = "    dispatch(buf, [1], recv_tokens=rt)\n" if where == "tests" else "    dispatch(buf, [1])\n"
+    kw_old, kw_new = ("", ", recv_tokens=None") if where == "module" else (", **kw", ", **kw")
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS + 'test-paths = ["tests/**/*.py"]\n',
+        {
+            "pkg/__init__.py": "",
+            "pkg/ep.py": _EP.format(extra=", dispatch_recv_tokens=None", kw=kw_old),
+            "tests/test_ep.py": tests_old,
+            "benchmarks/bench_ep.py": "from pkg.ep import EpBuffer, dispatch\n\n\ndef run(buf_in):\n"
+            "    buf = EpBuffer(top_k=2, hidden=8, dispatch_recv_tokens=buf_in)\n"
+            "    return dispatch(buf, [1])\n",
+        },
+    )
+    repo.write("pkg/ep.py", _EP.format(extra="", kw=kw_new))
+    repo.write("tests/test_ep.py", head + "    buf = EpBuffer(2, 8)\n" + moved)
+    repo.commit("recv_tokens moves to dispatch")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "dispatch_recv_tokens=buf_in, a value the commit moved out of the constructor" in r.stderr
+    assert (
+        "dispatch gained 'recv_tokens'" if where == "module" else "passes rt to dispatch(recv_tokens=) now"
+    ) in r.stderr
+    assert r.stdout == ""
+
+
+def test_a_required_parameter_a_kernel_function_now_takes_is_still_dropped(tmp_path: Path) -> None:
+    # The TileOPs way: `Op(M, N)` becomes `Op(N)` and M is read from the input, which the kernel function
+    # now takes. Not a value moved by the caller: the call is rewritten.
+    op = (
+        "class SumOp:\n    def __init__(self, {params}):\n        self.n = N\n\n\n"
+        "def kernel({kparams}):\n    return N\n"
+    )
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/ops.py": op.format(params="M, N", kparams="N"),
+            "benchmarks/bench_sum.py": "from pkg.ops import SumOp\n\n\ndef run(m, n):\n"
+            "    return SumOp(m, n)\n",
+        },
+    )
+    repo.write("pkg/ops.py", op.format(params="N", kparams="M, N"))
+    repo.commit("M from the input")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "+    return SumOp(n)" in r.stdout

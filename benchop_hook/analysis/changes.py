@@ -52,10 +52,15 @@ class OpChange:
         old = f"{self.old.name}{_shown(self.old_sig)}" if self.old else "?"
         if self.status == "removed":
             same = [c for c in self.candidates if self.old is not None and c.name == self.old.name]
-            if same:
+            if len(same) == 1:
                 return (
                     f"{old} -> removed, or moved to {same[0].qualname} (a class of that name appeared there; "
                     "nothing else says it is the same)"
+                )
+            if same:
+                return (
+                    f"{old} -> removed, or moved to one of {', '.join(c.qualname for c in same)} (classes of "
+                    "that name appeared there, none with its body)"
                 )
             if self.candidates:
                 names = ", ".join(c.name for c in self.candidates)
@@ -312,12 +317,19 @@ def _follow_vanished(
             # The name lives on as something else (a factory function that picks a class): calls through it
             # may bind; which class it builds is the factory's business, so no class is its successor here.
             continue
-        successor = next(
-            (r for r in appeared if r.name == ref.name and r not in found.paired and new_p.builds(r)), None
-        )
-        if successor is None:
+        same_name = [r for r in appeared if r.name == ref.name and r not in found.paired and new_p.builds(r)]
+        if not same_name:
             leftover.append(ref)
             continue
+        if len(same_name) > 1:
+            # lmdeploy 344e126: the module moved verbatim to legacy/, and a profiling script of the same
+            # commit added its own `Engine`. Which one is the class is not the paths' order: the one with
+            # the same body, or no one.
+            same_name = [r for r in same_name if _same_body(old_p, ref, new_p, r)] or same_name
+            if len(same_name) > 1:
+                found.changes[ref] = _removed(old_p, ref, tuple(same_name))
+                continue
+        successor = same_name[0]
         if new_p.has_module(ref.module) and not _same_class_elsewhere(old_p, ref, new_p, successor):
             # xformers 44b0d07: the Triton `BwOp` deleted from a module that stays, and an unrelated CK
             # backend's `BwOp` added elsewhere. A name alone is no move: each call is a hand edit, naming it.

@@ -134,6 +134,14 @@ def _qualified(old: str, new: str) -> bool:
     return len(b) > len(a) and all(w in it for w in a)  # the old words, in order, among the new ones
 
 
+def _one_and_many(old: str, new: str) -> bool:
+    """One name the plural of the other (`dtype` -> `dtypes`, `size` -> `sizes`): one value became a list of
+    them, or the reverse. FlagGems c4d0e604: `dtype=dtype` carried into `dtypes=`, which `run()` loops
+    over."""
+    a, b = old.lower(), new.lower()
+    return a != b and any(x in (y + "s", y + "es") for x, y in ((a, b), (b, a)))
+
+
 def _inserts_before_next(
     old: Param, new: Param, old_named: list[Param], new_names: list[str], added: list[Param]
 ) -> bool:
@@ -248,7 +256,7 @@ def _pair_renames(old_named: list[Param], new_named: list[Param], hints: dict[st
     old_slots, new_slots = _slots(old_named, survivors), _slots(new_named, survivors)
     for r in list(removed):
         near = next((p for p in added if _same_slot(r, p, old_slots[r.name], new_slots[p.name])), None)
-        narrower = near is not None and _qualified(r.name, near.name)
+        narrower = near is not None and (_qualified(r.name, near.name) or _one_and_many(r.name, near.name))
         a = near if near is not None and _takes_the_same(r, near) and not narrower else None
         if a is None and near is not None:
             # `forward(weight, res)` -> `forward(inp, out=None)`: a positional value for res now reaches out,

@@ -224,6 +224,8 @@ class Project:
         return self.resolve_in(mi, name, _depth)
 
     def resolve_in(self, mi: ModuleInfo, name: str, _depth: int = 0) -> ClassRef | ModuleRef | None:
+        if _depth > 12:
+            return None  # a cycle of aliases (mmcv's `FileNotFoundError = FileNotFoundError`) names no class
         if name in mi.classes:
             return ClassRef(mi.module, name)
         target = mi.imports.get(name)

@@ -35,6 +35,7 @@ from benchop_hook.fixing.plan import (
     judge_now,
     keywords_only_unharmed,
     plan,
+    positional_splat_unharmed,
 )
 from benchop_hook.fixing.refusals import moved_to_constructor
 from benchop_hook.fixing.results import FileVerdict, Finding, ImportNote, import_statement_site
@@ -345,7 +346,9 @@ def judge_one(
             Arg("kw", k, v) for k, v in site.splat_dict
         )
     status, problem = classify(args, old_sig, new_sig, edits)
-    if status is Status.UNKNOWN and keywords_only_unharmed(args, old_sig, edits):
+    if status is Status.UNKNOWN and (
+        keywords_only_unharmed(args, old_sig, edits) or positional_splat_unharmed(args, old_sig, new_sig)
+    ):
         return _still_binds(site, op, change, DefaultPins())  # its class's import may still follow a rename
     if status is Status.UNKNOWN:
         return (explicit_fix(site, op, change, old_sig, new_sig, edits, j) if method is None else None) or (

@@ -104,6 +104,10 @@ def pins_for(
             info.append(f"{what}; not pinned: the same choice, respelled")
         elif not is_constant_source(e.old_default or ""):
             info.append(f"{what}; not pinned: the old default is not a constant")
+        elif (ann := _annotation(new_sig, e.name)) and _fits(e.old_default or "", ann) is False:
+            # lmdeploy 80cb84c: `stop: Optional[bool] = False` (end the session) became `stop: Optional[Union[
+            # str, List[str]]] = None` (stop words). Pinned, a flag went into the stop words.
+            info.append(f"{what}; not pinned: '{e.name}' takes {ann} now, which {e.old_default} is not")
         elif free_names(e.old_default or "") - site.scope_names:
             missing = ", ".join(sorted(free_names(e.old_default or "") - site.scope_names))
             hand_note = (
@@ -220,3 +224,70 @@ def moved_values(
         return out
     # The commit's own interface first: it names the function the value went to.
     return {**out, **gained_elsewhere(old_mi.tree, new_mi.tree, new_ref.name, removed)}
+
+
+def _annotation(sig: Signature, name: str) -> str | None:
+    p = sig.get(name)
+    return p.annotation if p is not None else None
+
+
+# What a literal of each type may be passed as, by the names an annotation spells its types with.
+_TAKES: dict[type, frozenset[str]] = {
+    bool: frozenset({"bool", "int", "float", "complex"}),
+    int: frozenset({"int", "float", "complex"}),
+    float: frozenset({"float", "complex"}),
+    str: frozenset({"str", "AnyStr"}),
+    type(None): frozenset({"None", "NoneType", "Optional"}),
+}
+# Annotation names that say what a value is not, when none of them takes it: anything else (a class of the
+# library, a protocol, `Any`, a type variable) may take anything.
+_KNOWN = frozenset().union(*_TAKES.values()) | {
+    "bytes", "list", "List", "tuple", "Tuple", "dict", "Dict", "set", "Set", "frozenset", "FrozenSet",
+    "Sequence", "MutableSequence", "Mapping", "MutableMapping", "Callable", "Iterable", "Iterator",
+    "torch.Tensor", "Tensor", "torch.dtype", "dtype",
+}  # fmt: skip
+
+
+def _fits(value: str, annotation: str) -> bool | None:
+    """Whether the literal `value` is of a type `annotation` names; None when it can't be told (the value
+    is no plain literal, or the annotation names a type this does not know)."""
+    try:
+        v = ast.literal_eval(value)
+        node = ast.parse(annotation, mode="eval").body
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    takes = _TAKES.get(type(v))
+    names = _top_level_types(node)
+    if takes is None or names is None or not names <= _KNOWN:
+        return None
+    return bool(names & takes)
+
+
+def _top_level_types(node: ast.expr) -> set[str] | None:
+    """The types an annotation admits at its top: `Optional[Union[str, List[str]]]` -> {None, str, List}."""
+    if isinstance(node, ast.Constant) and node.value is None:
+        return {"None"}
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return _top_level_types(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        a, b = _top_level_types(node.left), _top_level_types(node.right)
+        return None if a is None or b is None else a | b
+    if isinstance(node, ast.Subscript):
+        base = ast.unparse(node.value).rsplit(".", 1)[-1]
+        if base in ("Optional", "Union"):
+            inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            out: set[str] = {"None"} if base == "Optional" else set()
+            for x in inner:
+                t = _top_level_types(x)
+                if t is None:
+                    return None
+                out |= t
+            return out
+        return {base}
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        text = ast.unparse(node)
+        return {text if text in _KNOWN else text.rsplit(".", 1)[-1]}
+    return None

@@ -113,6 +113,18 @@ def _targets(args: Sequence[Arg], sig: Signature) -> list[str] | None:
     return out
 
 
+def positional_splat_unharmed(args: Sequence[Arg], old: Signature, new: Signature) -> bool:
+    """A call of positional arguments and `*args` only binds whatever they hold the same way before and
+    after when nothing but the `**kwargs` changed (BitBLAS b952851: `self.matmul(*args)`, when
+    `__call__(*args, **kwds)` became `__call__(*args)`): the parameters they reach, and the defaults of the
+    keyword-only ones they rely on, are the same."""
+
+    def kept(sig: Signature) -> list[Param]:
+        return [p for p in sig.params if p.kind is not Kind.VAR_KEYWORD]
+
+    return all(a.kind in ("pos", "star") for a in args) and kept(old) == kept(new)
+
+
 def classify(
     args: Sequence[Arg], old: Signature, new: Signature, edits: Sequence[Edit]
 ) -> tuple[Status, str]:

@@ -333,3 +333,13 @@ def test_a_bare_name_several_script_folders_share_names_none_of_them() -> None:
     assert p.path_of("tools.x.utils") == "tools/x/utils.py"
     mi = p.at("bench/attn/bench_attn.py")  # from its own folder: its common.py
     assert mi is not None and p.resolve_in(mi, "Kernel") == SUM
+
+
+def test_a_name_aliased_to_itself_resolves_to_nothing() -> None:
+    # mmcv's utils/path.py: `FileNotFoundError = FileNotFoundError` (a builtin kept importable) sent the
+    # resolution round the alias until RecursionError, exit 3.
+    p = project(
+        {"lib/__init__.py": "", "lib/path.py": "FileNotFoundError = FileNotFoundError\nA = B\nB = A\n"}
+    )
+    assert p.resolve_name("lib.path", "FileNotFoundError") is None
+    assert p.resolve_name("lib.path", "A") is None

@@ -815,3 +815,123 @@ def test_a_required_parameter_a_kernel_function_now_takes_is_still_dropped(tmp_p
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "+    return SumOp(n)" in r.stdout
+
+
+@pytest.mark.parametrize("verbatim", [True, False])
+def test_a_moved_class_is_the_same_body_not_the_first_of_its_name(tmp_path: Path, verbatim: bool) -> None:
+    # lmdeploy 344e126: decode.py moved verbatim to legacy/, and a profiling script added by the same commit
+    # has its own `Engine`. Taking the first by path order, the import went to the profiling class, exit 0.
+    engine = (
+        "class Engine:\n    def __init__(self, model_path, tokenizer=None):\n        self.m = model_path\n\n"
+        "    def decode(self, ids):\n        return [i * 2 for i in ids]\n"
+    )
+    other = (
+        "class Engine:\n    def __init__(self, model_path, tokenizer=None, **kw):\n        self.m = None\n"
+    )
+    repo = _layout(
+        tmp_path,
+        'op-paths = ["pkg/**/*.py"]\nop-bases = ["object"]\nbenchmark-paths = ["benchmarks/**/*.py"]\n',
+        {
+            "pkg/__init__.py": "",
+            "pkg/decode.py": engine,
+            "benchmarks/bench_decode.py": "from pkg.decode import Engine\n\n\ndef run():\n"
+            '    return Engine("m", tokenizer="t")\n',
+        },
+    )
+    repo.git("rm", "-q", "pkg/decode.py")
+    repo.write("pkg/legacy/__init__.py", "")
+    repo.write("pkg/legacy/decode.py", engine if verbatim else engine.replace("i * 2", "i * 3"))
+    repo.write("aaa/profile.py", other)
+    repo.commit("move the decode engine to legacy; add a profiling script")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    if verbatim:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "+from pkg.legacy.decode import Engine" in r.stdout
+    else:
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert r.stdout == ""
+        assert "removed, or moved to one of aaa.profile.Engine, pkg.legacy.decode.Engine" in r.stderr
+    assert "aaa.profile import" not in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("annotation", "pinned"), [("Optional[Union[str, List[str]]]", False), ("Optional[bool]", True)]
+)
+def test_an_old_default_the_new_type_does_not_take_is_not_pinned(
+    tmp_path: Path, annotation: str, pinned: bool
+) -> None:
+    # lmdeploy 80cb84c: `stop: Optional[bool] = False` (end the session) became stop words, `stop:
+    # Optional[Union[str, List[str]]] = None`. Pinned, the flag went into the stop words, exit 0.
+    client = (
+        "from typing import List, Optional, Union\n\n\nclass Client:\n"
+        "    def __init__(self, url, stop: {} = {}):\n        self.stop = stop\n"
+    )
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/client.py": client.format("Optional[bool]", "False"),
+            "benchmarks/bench_api.py": "from pkg.client import Client\n\n\n"
+            'def run():\n    return Client("u")\n',
+        },
+    )
+    repo.write("pkg/client.py", client.format(annotation, "None"))
+    repo.commit("stop words")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    if pinned:
+        assert '+    return Client("u", stop=False)' in r.stdout
+    else:
+        assert r.stdout == ""
+        assert f"not pinned: 'stop' takes {annotation} now, which False is not" in r.stderr
+
+
+@pytest.mark.parametrize("kwonly", [False, True])
+def test_a_positional_splat_is_unharmed_when_only_the_kwargs_went(tmp_path: Path, kwonly: bool) -> None:
+    # BitBLAS b952851: `__call__(*args, **kwds)` became `__call__(*args)`, and `self.mm(*args)` binds
+    # whatever args holds as before; "only a run can tell" was exit 1 on a call nothing touched. A changed
+    # keyword-only default the call relies on is another matter.
+    op = (
+        "class Matmul:\n    def __init__(self, n):\n        self.n = n\n\n"
+        "    def __call__(self, *args{}):\n        return args\n"
+    )
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/ops.py": op.format(", flag=False, **kwds" if kwonly else ", **kwds"),
+            "benchmarks/bench_mm.py": "from pkg.ops import Matmul\n\n\ndef run(*args):\n"
+            "    mm = Matmul(4)\n    return mm(*args)\n",
+        },
+    )
+    repo.write("pkg/ops.py", op.format(", flag=True" if kwonly else ""))
+    repo.commit("no keywords")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == (1 if kwonly else 0), r.stdout + r.stderr
+    assert ("only a run can tell" in r.stderr) == kwonly
+
+
+def test_a_value_is_not_carried_into_the_plural_of_its_parameter(tmp_path: Path) -> None:
+    # FlagGems c4d0e604: `Benchmark(dtype=dtype)` became `Benchmark(dtypes=...)`, a list `run()` loops over.
+    # Carried by its slot as `dtypes=dtype`, the call bound and then raised "not iterable", exit 0.
+    op = (
+        "class Benchmark:\n    def __init__(self, op_name, {}, sizes=None):\n        self.op_name = op_name\n"
+    )
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/bench.py": op.format("dtype=None"),
+            "benchmarks/bench_abs.py": "from pkg.bench import Benchmark\n\n\ndef run(dtype):\n"
+            '    return Benchmark("abs", dtype=dtype, sizes=[1])\n',
+        },
+    )
+    repo.write("pkg/bench.py", op.format("dtypes=None"))
+    repo.commit("many dtypes")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stdout == ""
+    assert "it leaves 'dtypes' open" in r.stderr

@@ -64,8 +64,11 @@ def bind(sig: Signature, call: CallShape) -> Binding:
             )
     kw_targets: list[tuple[str, str]] = []
     unexpected: list[str] = []
+    aliases = dict(sig.aliases)
     for kw in call.keywords:
         p = sig.get(kw)
+        if p is None and kw in aliases:
+            p = sig.get(aliases[kw])  # an old name a decorator still maps to its parameter
         if p is not None and p.keyword:
             if p.name in filled:
                 return Binding(False, error=f"got multiple values for argument '{kw}'")

@@ -33,6 +33,40 @@ class Cases:
                 return None
         return self._tree
 
+    def why_a_choice(self, src: str, span: tuple[int, int]) -> str | None:
+        """Why the value `src` passed by the call on lines `span` picks what is measured, or None."""
+        if self.is_choice(src, span):
+            return "its value varies across the benchmark's cases, and only this call reads it"
+        if self.is_function(src, span):
+            return "a function the benchmark defines: it decides what is measured"
+        return None
+
+    def is_function(self, src: str, span: tuple[int, int]) -> bool:
+        """A lambda, or a name the benchmark binds with `def` around the call or at its top level (FlagGems
+        4e6cb3b2's `arg_func=mm_args`, the generator of the inputs): behaviour, never data."""
+        try:
+            value = ast.parse(src.strip(), mode="eval").body
+        except SyntaxError:
+            return False
+        if isinstance(value, ast.Lambda):
+            return True
+        tree = self._parsed()
+        if tree is None or not isinstance(value, ast.Name):
+            return False
+        if self._functions is None:
+            self._functions = [
+                n for n in walk_list(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+        around = [
+            f for f in self._functions if f.lineno <= span[0] <= (f.end_lineno or f.lineno)
+        ]  # the functions the call is in: a `def` in their bodies, or at the top level, is in its scope
+        bodies = [tree.body, *(f.body for f in around)]
+        return any(
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == value.id
+            for body in bodies
+            for n in body
+        )
+
     def is_choice(self, src: str, span: tuple[int, int]) -> bool:
         """Whether the value `src` passed by the call on lines `span` is a choice: a name or option whose
         value varies across the function's cases, used nowhere else in the function but in labels."""

@@ -312,7 +312,18 @@ def _read_if(node: ast.If, mi: ModuleInfo, segments: Segments | None) -> None:
         if stubs and sub in node.body and isinstance(sub, ast.ClassDef):
             mi.names.add(sub.name)
             continue
+        before = mi.classes.get(sub.name) if isinstance(sub, ast.ClassDef) and sub in node.orelse else None
         _read_toplevel(sub, mi, segments)
+        if before is not None and _a_stub(mi.classes[before.name]) and not _a_stub(before):
+            # mmcv 7cfc839e: `if dist.is_available(): class SyncBatchNorm(...)` / `else: class
+            # SyncBatchNorm: def __init__(self, *args, **kwargs): raise ...`. The stand-in for a platform
+            # that lacks the real one says nothing about how the class is called: the real one does.
+            mi.classes[before.name] = before
+
+
+def _a_stub(ci: ClassInfo) -> bool:
+    """A class whose constructor takes anything (`(*args, **kwargs)`), with no fields of its own."""
+    return ci.init is not None and ci.init.is_passthrough and ci.dataclass is None
 
 
 def _type_checking(test: ast.expr) -> bool:

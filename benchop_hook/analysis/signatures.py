@@ -51,6 +51,8 @@ class Signature:
     params: tuple[Param, ...]
     # Parameters left out of `params` because the function refuses them as soon as it starts (`_rejected`).
     refused: frozenset[str] = frozenset()
+    # Old keyword -> the parameter a decorator of the function still passes it to (`_aliases`).
+    aliases: tuple[tuple[str, str], ...] = ()
 
     def get(self, name: str) -> Param | None:
         for p in self.params:
@@ -141,7 +143,33 @@ def from_function(
     if drop_first and params and params[0].kind in (Kind.POSITIONAL_ONLY, Kind.POSITIONAL_OR_KEYWORD):
         params = params[1:]
     kept = _accepted(params, _rejected(fn))
-    return Signature(tuple(kept), frozenset(p.name for p in params) - {p.name for p in kept})
+    refused = frozenset(p.name for p in params) - {p.name for p in kept}
+    return Signature(tuple(kept), refused, _aliases(fn, {p.name for p in kept}))
+
+
+def _aliases(fn: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str]) -> tuple[tuple[str, str], ...]:
+    """Old keyword names a decorator maps to parameters of the function: mmcv's `@deprecated_api_warning(
+    {'out_size': 'output_size'})`, transformers' `@deprecate_kwarg('old', new_name='new')`. A call that passes
+    the old name binds, and means the same (a warning aside)."""
+    out: list[tuple[str, str]] = []
+
+    def text(node: ast.expr | None) -> str | None:
+        return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+    for d in fn.decorator_list:
+        if not isinstance(d, ast.Call):
+            continue
+        for arg in d.args:
+            if isinstance(arg, ast.Dict) and arg.keys:
+                pairs = [(text(k), text(v)) for k, v in zip(arg.keys, arg.values)]
+                # Every key a name the function lacks and every value one of its parameters: a renaming.
+                if all(k is not None and v in names and k not in names for k, v in pairs):
+                    out += [(k, v) for k, v in pairs if k is not None and v is not None]
+        new = next((text(k.value) for k in d.keywords if k.arg == "new_name"), None)
+        old = text(d.args[0]) if d.args else None
+        if new in names and old is not None and old not in names:
+            out.append((old, new))
+    return tuple(out)
 
 
 def _rejected(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:

@@ -62,7 +62,23 @@ def _is_flag(default: str) -> bool:
         return False
     if isinstance(node, ast.Constant):
         return isinstance(node.value, bool)
+    if isinstance(node, ast.Attribute) and _module_constant(node):
+        return True
     return isinstance(node, ast.Attribute) and is_choice(default)
+
+
+def _module_constant(node: object) -> bool:
+    """An ALL_CAPS constant of a module (`logging.INFO`): a level or mode picked from a fixed set, as an
+    enum member is (mmcv 35ba1528: `log_level=cfg.log_level` dropped with the parameter, where the new runner
+    takes a `logger` built from it)."""
+    import ast
+
+    if not isinstance(node, ast.Attribute) or not node.attr.isupper():
+        return False
+    root = node.value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and root.id not in _NOT_CHOICES
 
 
 def choice_words(param: str, value: str) -> set[str]:

@@ -297,7 +297,7 @@ def plan(
     in_scope: frozenset[str] | None = None,
     own_name: Callable[[str], bool] | None = None,
     drops_choice: Callable[[str, str], bool] | None = None,
-    varies: Callable[[str], bool] | None = None,
+    varies: Callable[[str], str | None] | None = None,
     moved: Mapping[str, str] | None = None,
 ) -> Plan | NoPlan:
     """The edit that makes `args` bind `new` as they bound `old`. `pins`: (param, value, note) to add.
@@ -325,7 +325,7 @@ def plan(
     converting = False
 
     def _a_choice(a: Arg, p_old: str) -> bool:
-        return (is_choice(a.source, old.get(p_old)) or (varies is not None and varies(a.source))) and (
+        return (is_choice(a.source, old.get(p_old)) or bool(varies is not None and varies(a.source))) and (
             drops_choice is None or not drops_choice(p_old, a.source)
         )
 
@@ -359,7 +359,7 @@ def plan(
             what = (
                 "a choice"
                 if is_choice(a.source, old.get(p_old))
-                else "a choice (its value varies across the benchmark's cases, and only this call reads it)"
+                else f"a choice ({varies(a.source) if varies is not None else ''})"
             )
             return NoPlan(
                 f"passes {p_old}={a.source}, {what} the new signature has no '{p_old}' for, "

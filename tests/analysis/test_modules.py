@@ -343,3 +343,16 @@ def test_a_name_aliased_to_itself_resolves_to_nothing() -> None:
     )
     assert p.resolve_name("lib.path", "FileNotFoundError") is None
     assert p.resolve_name("lib.path", "A") is None
+
+
+def test_a_stand_in_for_another_platform_is_not_the_class() -> None:
+    # mmcv 7cfc839e: the real SyncBatchNorm under `if dist.is_available()`, a `(*args, **kwargs)` stand-in
+    # that raises under `else`. Read as the class, the stand-in made `SyncBatchNorm(3, group=g)` "shift".
+    src = (
+        b"import os\nif os.name != 'nt':\n    class BN:\n        def __init__(self, n, group=None):\n"
+        b"            self.n = n\nelse:\n    class BN:\n        def __init__(self, *args, **kwargs):\n"
+        b"            raise NotImplementedError\n"
+    )
+    mi = parse_source(src, "lib/bn.py", "lib.bn")
+    init = mi.classes["BN"].init
+    assert init is not None and [p.name for p in init.params] == ["n", "group"]

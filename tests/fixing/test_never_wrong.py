@@ -935,3 +935,95 @@ def test_a_value_is_not_carried_into_the_plural_of_its_parameter(tmp_path: Path)
     assert r.returncode == 1, r.stdout + r.stderr
     assert r.stdout == ""
     assert "it leaves 'dtypes' open" in r.stderr
+
+
+@pytest.mark.parametrize("value", ["mm_args", "lambda d, s: (s,)", "size"])
+def test_a_function_the_benchmark_passes_is_a_choice_never_dropped(tmp_path: Path, value: str) -> None:
+    # FlagGems 4e6cb3b2: `Benchmark(arg_func=mm_args, sizes=...)` became `Benchmark(dtypes=None)` (the inputs
+    # moved to another class's `input_fn`). Dropped, 118 calls bound and then measured nothing. Data (a
+    # size) is still dropped, as TileOPs's `M`.
+    op = "class Benchmark:\n    def __init__(self, op_name{}):\n        self.op_name = op_name\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/perf.py": op.format(", arg_func"),
+            "benchmarks/bench_mm.py": "from pkg.perf import Benchmark\n\n\ndef run(size):\n"
+            "    def mm_args(dtype, s):\n        return (s,)\n\n"
+            f'    return Benchmark("mm", {value})\n',
+        },
+    )
+    repo.write("pkg/perf.py", op.format(""))
+    repo.commit("inputs elsewhere")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    if value == "size":
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert '+    return Benchmark("mm")' in r.stdout
+    else:
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "a function the benchmark defines" in r.stderr
+        assert r.stdout == ""
+
+
+@pytest.mark.parametrize("value", ["level", "logging.INFO"])
+def test_a_level_picked_from_a_module_constant_is_a_choice(tmp_path: Path, value: str) -> None:
+    # mmcv 35ba1528: `Runner(..., log_level=cfg.log_level)` with `log_level=logging.INFO` gone (for a
+    # `logger` built from it). Dropped, the runner stored no logger and crashed at its first message, exit 0.
+    # The old default itself is still dropped.
+    op = "import logging\n\n\nclass Runner:\n    def __init__(self, model{}):\n        self.model = model\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/runner.py": op.format(", log_level=logging.INFO"),
+            "benchmarks/bench_train.py": "import logging\n\nfrom pkg.runner import Runner\n\n\n"
+            f'def run():\n    level = logging.DEBUG\n    return Runner("m", log_level={value})\n',
+        },
+    )
+    repo.write("pkg/runner.py", op.format(""))
+    repo.commit("the runner logs elsewhere")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    if value == "logging.INFO":
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert '+    return Runner("m")' in r.stdout
+    else:
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "it passes log_level=level, a choice" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "decorator",
+    [
+        "@deprecated_api_warning({'out_size': 'output_size'}, cls_name='RoI')",
+        "@deprecate_kwarg('out_size', new_name='output_size')",
+        "",
+    ],
+)
+def test_an_old_keyword_a_decorator_still_maps_binds(tmp_path: Path, decorator: str) -> None:
+    # mmcv b83bdb0c: `RoIAlignRotated(out_size=...)` after `out_size` became `output_size` under
+    # `@deprecated_api_warning({'out_size': 'output_size'})`, which passes the old name on: the call binds,
+    # and bench-op blocked it. Without the decorator, the keyword is renamed.
+    deco = "def deprecated_api_warning(d, cls_name=None):\n    return lambda f: f\n\n\n"
+    deco += "def deprecate_kwarg(old, new_name=None):\n    return lambda f: f\n\n\n"
+    op = "class RoI:\n    {}\n    def __init__(self, {}, scale):\n        self.scale = scale\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/roi.py": deco + op.format("", "out_size"),
+            "benchmarks/bench_roi.py": "from pkg.roi import RoI\n\n\ndef run():\n"
+            "    return RoI(out_size=7, scale=0.5)\n",
+        },
+    )
+    repo.write("pkg/roi.py", deco + op.format(decorator, "output_size"))
+    repo.commit("output_size")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    if decorator:
+        assert r.stdout == ""
+        assert "every benchmark call still binds" in r.stderr
+    else:
+        assert "+    return RoI(output_size=7, scale=0.5)" in r.stdout

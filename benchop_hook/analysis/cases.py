@@ -67,6 +67,22 @@ class Cases:
             for n in body
         )
 
+    def edited_around(self, span: tuple[int, int], lines: frozenset[int]) -> bool:
+        """Whether one of `lines` lies in the innermost function around the call on lines `span` (the module,
+        for a call at its top level), outside the call itself."""
+        tree = self._parsed()
+        if tree is None or not lines:
+            return False
+        if self._functions is None:
+            self._functions = [
+                n for n in walk_list(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+        fn = _enclosing(self._functions, span[0])
+        outside = [n for n in lines if not span[0] <= n <= span[1]]
+        if fn is None:  # a call at the top level of a script: the script's own top-level lines
+            return any(_enclosing(self._functions, n) is None for n in outside)
+        return any(fn.lineno <= n <= (fn.end_lineno or fn.lineno) for n in outside)
+
     def is_choice(self, src: str, span: tuple[int, int]) -> bool:
         """Whether the value `src` passed by the call on lines `span` is a choice: a name or option whose
         value varies across the function's cases, used nowhere else in the function but in labels."""

@@ -61,7 +61,9 @@ def judge_file(
         if changes_reaching(site, j)[0]:
             reaches.append(site.qualfunction)
         mine = any(n in authored for n in range(site.lineno, site.end_lineno + 1))
-        f = judge_authored(site, j) if mine else judge_call(site, j, cases)
+        around = authored and not mine and cases.edited_around((site.lineno, site.end_lineno), authored)
+        jj = replace(j, edited_around=True) if around else j
+        f = judge_authored(site, j) if mine else judge_call(site, jj, cases)
         f = through_an_attribute(site, f, j, az.mi)
         if f is not None:
             findings.append(f)

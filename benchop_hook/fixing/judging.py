@@ -35,6 +35,9 @@ class Judging:
     # Which paths are benchmark files: their version where the hook runs is the working tree's, not the
     # commit's, so what the commit's version of one gives says nothing certain (None: unknown).
     bench_path: Callable[[str], bool] | None = field(default=None, compare=False)
+    # The change edited the function around the call being judged (not the call itself): the engineer read it
+    # against the new interface and left the call on the new defaults.
+    edited_around: bool = False
 
     @classmethod
     def of(
@@ -94,6 +97,10 @@ def pins_for(
         gone = _gone(e.old_default or "", old_module, j)
         if not j.pin_defaults:
             info.append(f"{what}; not pinned (pin-defaults = false)")
+        elif j.edited_around:
+            # mmcv b8d78336, as committed: `HSigmoid()` left as it was, and the assertion beside it updated
+            # for the new default; pinned, the test checked the new formula against the old defaults.
+            info.append(f"{what}; not pinned: this change edited the code around the call and left it so")
         elif gone:
             # vllm e1e318a: `max_num_tokens=envs.VLLM_MOE_DP_CHUNK_SIZE` once the commit deleted that setting:
             # the old value is no longer there to pin, and the commit chose the new default in its place.

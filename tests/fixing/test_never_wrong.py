@@ -1027,3 +1027,36 @@ def test_an_old_keyword_a_decorator_still_maps_binds(tmp_path: Path, decorator: 
         assert "every benchmark call still binds" in r.stderr
     else:
         assert "+    return RoI(output_size=7, scale=0.5)" in r.stdout
+
+
+@pytest.mark.parametrize("edit", ["around", "elsewhere"])
+def test_a_default_is_not_pinned_where_the_change_edited_the_code_around_the_call(
+    tmp_path: Path, edit: str
+) -> None:
+    # mmcv b8d78336, as committed: HSigmoid's defaults changed, and the engineer updated the assertion next to
+    # `HSigmoid()` for the new ones. Pinned, the old defaults failed that assertion. An edit in another
+    # function says nothing about this call: the default is pinned there.
+    op = "class HSigmoid:\n    def __init__(self, bias={}):\n        self.bias = bias\n"
+    bench = (
+        "from pkg.act import HSigmoid\n\n\ndef test_act():\n    act = HSigmoid()\n"
+        "    assert act.bias == {}\n\n\ndef test_other():\n    assert {}\n"
+    )
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/act.py": op.format("1.0"),
+            "benchmarks/bench_act.py": bench.format("1.0", "True"),
+        },
+    )
+    repo.write("pkg/act.py", op.format("3.0"))
+    repo.write("benchmarks/bench_act.py", bench.format("3.0" if edit == "around" else "1.0", "1"))
+    repo.commit("new defaults")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    if edit == "around":
+        assert r.stdout == ""
+        assert "not pinned: this change edited the code around the call and left it so" in r.stderr
+    else:
+        assert "+    act = HSigmoid(bias=1.0)" in r.stdout

@@ -24,7 +24,7 @@ from benchop_hook.analysis.examples import (
     template_of,
 )
 from benchop_hook.analysis.locate import analyze
-from benchop_hook.analysis.modules import ClassRef
+from benchop_hook.analysis.modules import ClassRef, ModuleInfo
 from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Kind, Signature, is_constant_source, same_default
 from benchop_hook.fixing.plan import Status, Value, classify
@@ -75,7 +75,21 @@ def may_spell(data: bytes, names: tuple[str, ...] | None) -> bool:
     return any(("a" + c).isidentifier() for c in set(_NON_ASCII.findall(text)))
 
 
-def _gained_keyword(old: bytes, new: bytes, value: str, param: str, callees: frozenset[str]) -> str | None:
+_KEYWORD = re.compile(rb"(?<![\w.])(\w+)[ \t]*=(?!=)")
+
+
+def _spells_keyword(data: bytes, value: str, param: str) -> bool:
+    """Whether `data` has a keyword argument `k=value`, `k` named like `param` (spaces, newlines or
+    comments after `=` allowed): where no such text is, no call passes it so, and the file is not parsed."""
+    spelled = re.compile(
+        rb"(?<![\w.])(\w+)[ \t]*=(?!=)(?:\s|#[^\n]*)*" + re.escape(value.encode()) + rb"(?![\w.\[(])"
+    )
+    return any(related_names(m.group(1).decode("ascii", "replace"), param) for m in spelled.finditer(data))
+
+
+def _gained_keyword(
+    old: ModuleInfo, new: ModuleInfo, value: str, param: str, callees: frozenset[str]
+) -> str | None:
     """A call of one of `callees` (what the Op's module offers callers besides the Op) to which `new`
     passes `value` as a keyword named like `param` more often than `old` did: `dispatch(buf, x,
     recv_tokens=rt)`. Input builders (`torch.randn(..., dtype=dtype)`) are not the module's."""
@@ -84,13 +98,11 @@ def _gained_keyword(old: bytes, new: bytes, value: str, param: str, callees: fro
     except (SyntaxError, ValueError):
         return None
 
-    def counts(data: bytes) -> dict[str, int] | None:
-        try:
-            tree = ast.parse(data)
-        except (SyntaxError, ValueError):
+    def counts(mi: ModuleInfo) -> dict[str, int] | None:
+        if mi.tree is None:
             return None
         out: dict[str, int] = {}
-        for node in ast.walk(tree):
+        for node in mi.nodes():
             if not isinstance(node, ast.Call):
                 continue
             f = node.func
@@ -330,6 +342,11 @@ class TestEvidence:
                 continue
             if not any(p.encode() in old_data for p in gone):
                 continue
+            # The value moved shows as a keyword named like the parameter in the new text: a file without one
+            # is not analysed (its old side may not be, otherwise).
+            keywords = {k.decode("ascii", "replace") for k in _KEYWORD.findall(new_data)}
+            if not any(related_names(k, p) for k in keywords for p in gone):
+                continue
             old_sites = self._calls(self.old_p, old_path, old_ref.name, old_ref, "old")
             new_sites = self._new_calls(new_ref, [new_path])
             if len(old_sites) != len(new_sites):
@@ -342,7 +359,15 @@ class TestEvidence:
                     v = ov.get(p)
                     if v is None or p in out or is_constant_source(v) or v in nv.values():
                         continue
-                    where = _gained_keyword(old_data, new_data, v, p, callees)
+                    if not _spells_keyword(new_data, v, p):
+                        continue
+                    where = _gained_keyword(
+                        self.old_p.parse(old_path, old_data),
+                        self.new_p.parse(new_path, new_data),
+                        v,
+                        p,
+                        callees,
+                    )
                     if where is not None:
                         out[p] = f"{new_path} passes {v} to {where} now"
         return out

@@ -63,6 +63,19 @@ class NoPlan:
     choice: tuple[int, str, str] | None = None  # (argument index, parameter, value): a choice with no home
 
 
+_FUNCTION_WORDS = ("fn", "func", "function", "callback", "hook")
+
+
+def _takes_a_function(param: Param | None, src: str) -> bool:
+    """A parameter that takes a function (`arg_func`, `input_fn`, `Callable[...]`), passed one other than
+    its default: what the function does is what is measured (FlagGems 4e6cb3b2's `arg_func=unary_arg`,
+    the input generator, imported from a helper module)."""
+    if param is None or _is_old_default(src, param):
+        return False
+    words = param.name.lower().split("_")
+    return words[-1] in _FUNCTION_WORDS or "Callable" in (param.annotation or "")
+
+
 def _is_old_default(src: str, param: Param | None) -> bool:
     """`src` passes what the parameter took anyway: dropping it leaves the call's meaning as it was."""
     return src == "None" or (
@@ -325,9 +338,11 @@ def plan(
     converting = False
 
     def _a_choice(a: Arg, p_old: str) -> bool:
-        return (is_choice(a.source, old.get(p_old)) or bool(varies is not None and varies(a.source))) and (
-            drops_choice is None or not drops_choice(p_old, a.source)
-        )
+        return (
+            is_choice(a.source, old.get(p_old))
+            or bool(varies is not None and varies(a.source))
+            or _takes_a_function(old.get(p_old), a.source)
+        ) and (drops_choice is None or not drops_choice(p_old, a.source))
 
     for i, (a, p_old) in enumerate(zip(args, old_t)):
         if p_old.startswith("*"):
@@ -356,10 +371,11 @@ def plan(
             if a.kind == "kw":
                 as_keyword[contested_slot[p_old] or ""] = p_old
         elif p_new is None and _a_choice(a, p_old):
+            why = varies(a.source) if varies is not None else None
             what = (
                 "a choice"
                 if is_choice(a.source, old.get(p_old))
-                else f"a choice ({varies(a.source) if varies is not None else ''})"
+                else f"a choice ({why or 'a function: what it does is what is measured'})"
             )
             return NoPlan(
                 f"passes {p_old}={a.source}, {what} the new signature has no '{p_old}' for, "

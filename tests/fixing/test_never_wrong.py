@@ -948,7 +948,7 @@ def test_a_function_the_benchmark_passes_is_a_choice_never_dropped(tmp_path: Pat
         OBJ_OPS,
         {
             "pkg/__init__.py": "",
-            "pkg/perf.py": op.format(", arg_func"),
+            "pkg/perf.py": op.format(", size" if value == "size" else ", arg_func"),
             "benchmarks/bench_mm.py": "from pkg.perf import Benchmark\n\n\ndef run(size):\n"
             "    def mm_args(dtype, s):\n        return (s,)\n\n"
             f'    return Benchmark("mm", {value})\n',
@@ -1060,3 +1060,24 @@ def test_a_default_is_not_pinned_where_the_change_edited_the_code_around_the_cal
         assert "not pinned: this change edited the code around the call and left it so" in r.stderr
     else:
         assert "+    act = HSigmoid(bias=1.0)" in r.stdout
+
+
+def test_a_function_passed_to_a_function_parameter_is_a_choice(tmp_path: Path) -> None:
+    # FlagGems 4e6cb3b2: `arg_func=unary_arg`, a helper module's input generator, dropped with the parameter.
+    op = "class Benchmark:\n    def __init__(self, op_name{}):\n        self.op_name = op_name\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/perf.py": op.format(", arg_func=None"),
+            "benchmarks/bench_abs.py": "from pkg.perf import Benchmark\nfrom helpers import unary_arg\n\n\n"
+            'def run():\n    return Benchmark("abs", arg_func=unary_arg)\n',
+        },
+    )
+    repo.write("pkg/perf.py", op.format(""))
+    repo.commit("inputs elsewhere")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "arg_func=unary_arg, a choice (a function: what it does is what is measured)" in r.stderr
+    assert r.stdout == ""

@@ -396,3 +396,62 @@ def gained_elsewhere(old: ast.Module, new: ast.Module, cls: str, removed: Iterab
                 out[p] = f"{fn} gained '{k}'"
                 break
     return out
+
+
+def read_from_another(new: ast.Module, cls: str, removed: Iterable[str]) -> dict[str, str]:
+    """Removed constructor parameter -> where the new constructor reads a value of that name from another
+    of its parameters (`peft_config["quant_param"]`, `cfg.get("quant_param")`, `getattr(cfg,
+    "quant_param")`): the value moved into that argument (hqq 5d1a8e1), and a call that drops it loses it."""
+    init = next(
+        (
+            item
+            for node in new.body
+            if isinstance(node, ast.ClassDef) and node.name == cls
+            for item in node.body
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__init__"
+        ),
+        None,
+    )
+    if init is None:
+        return {}
+    a = init.args
+    params = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+    reads: list[tuple[str, str]] = []  # (parameter read from, key)
+    for node in ast.walk(init):
+        base, key = _keyed_read(node)
+        if base in params and key is not None:
+            reads.append((base, key))
+    out: dict[str, str] = {}
+    for p in removed:
+        hit = next(((b, k) for b, k in reads if related_names(k, p)), None)
+        if hit is not None:
+            out[p] = f"the new constructor reads {hit[0]}[{hit[1]!r}]"
+    return out
+
+
+def _keyed_read(node: ast.AST) -> tuple[str | None, str | None]:
+    """(name, key) of `name["key"]`, `name.get("key", ...)` (or pop, setdefault) and `getattr(name, "key",
+    ...)`."""
+
+    def text(x: ast.expr) -> str | None:
+        return x.value if isinstance(x, ast.Constant) and isinstance(x.value, str) else None
+
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+        return node.value.id, text(node.slice)
+    if not isinstance(node, ast.Call) or not node.args:
+        return None, None
+    f = node.func
+    if (
+        isinstance(f, ast.Attribute)
+        and f.attr in ("get", "pop", "setdefault")
+        and isinstance(f.value, ast.Name)
+    ):
+        return f.value.id, text(node.args[0])
+    if (
+        isinstance(f, ast.Name)
+        and f.id == "getattr"
+        and len(node.args) >= 2
+        and isinstance(node.args[0], ast.Name)
+    ):
+        return node.args[0].id, text(node.args[1])
+    return None, None

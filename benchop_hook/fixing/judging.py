@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 
 from benchop_hook.analysis.callsites import CallSite
 from benchop_hook.analysis.changes import OpChange
-from benchop_hook.analysis.edits import Edit, gained_elsewhere, public_callables
+from benchop_hook.analysis.edits import Edit, gained_elsewhere, public_callables, read_from_another
 from benchop_hook.analysis.evidence import TestEvidence
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.project import Project
-from benchop_hook.analysis.signatures import Signature, free_names, is_constant_source
+from benchop_hook.analysis.signatures import Kind, Signature, free_names, is_constant_source
 
 
 @dataclass(frozen=True)
@@ -209,6 +209,9 @@ def test_checks(
     return own, drops
 
 
+_SPLATS = (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)
+
+
 def moved_values(
     j: Judging, old_ref: ClassRef, new_ref: ClassRef, old_sig: Signature, new_sig: Signature
 ) -> dict[str, str]:
@@ -217,20 +220,25 @@ def moved_values(
     parameters that had a default: a required one removed is most often one the Op now reads from its
     inputs (`M` from the tensor's shape), and a kernel function that takes it now is no move of the
     caller's value."""
-    removed = [p.name for p in old_sig.params if new_sig.get(p.name) is None and p.default is not None]
-    if not removed:
+    gone = [p for p in old_sig.params if new_sig.get(p.name) is None and p.kind not in _SPLATS]
+    removed = [p.name for p in gone if p.default is not None]
+    if not gone:
         return {}
     new_mi = j.new_p.module(new_ref.module)
     if new_mi is None or new_mi.tree is None:
         return {}
+    # Required ones too: the new constructor reading the name from another argument says where it went.
+    read = read_from_another(new_mi.tree, new_ref.name, [p.name for p in gone])
+    if not removed:
+        return read
     callees = public_callables(new_mi.tree, new_ref.name)
     out = j.evidence.moved_values(old_ref, new_ref, removed, old_sig, new_sig, callees)
     old_p = j.commit_old_p
     old_mi = old_p.module(new_ref.module) if old_p is not None and old_p.has_module(new_ref.module) else None
     if old_mi is None or old_mi.tree is None:
-        return out
-    # The commit's own interface first: it names the function the value went to.
-    return {**out, **gained_elsewhere(old_mi.tree, new_mi.tree, new_ref.name, removed)}
+        return {**out, **read}
+    # The commit's own interface first: it names where the value went.
+    return {**out, **gained_elsewhere(old_mi.tree, new_mi.tree, new_ref.name, removed), **read}
 
 
 def _annotation(sig: Signature, name: str) -> str | None:

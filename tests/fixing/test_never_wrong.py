@@ -1081,3 +1081,33 @@ def test_a_function_passed_to_a_function_parameter_is_a_choice(tmp_path: Path) -
     assert r.returncode == 1, r.stdout + r.stderr
     assert "arg_func=unary_arg, a choice (a function: what it does is what is measured)" in r.stderr
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize("read", ['peft_config["quant_param"]', 'peft_config.get("quant_param")', "None"])
+def test_a_value_the_new_constructor_reads_from_another_argument_is_not_dropped(
+    tmp_path: Path, read: str
+) -> None:
+    # hqq 5d1a8e1: `LoRA(layer, peft_config, quant_param)` became `LoRA(layer, peft_config)`, which reads
+    # `peft_config["quant_param"]`. Dropped, the quantization setting was lost, exit 0. A parameter nothing
+    # reads any more is still dropped, required or not.
+    op = "class LoRA:\n    def __init__(self, layer, peft_config{}):\n        self.q = {}\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/peft.py": op.format(", quant_param", "quant_param"),
+            "benchmarks/bench_lora.py": "from pkg.peft import LoRA\n\n\ndef run(q):\n"
+            '    return LoRA("layer", {"r": 8}, q)\n',
+        },
+    )
+    repo.write("pkg/peft.py", op.format("", read))
+    repo.commit("quant_param in the config")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    if read == "None":
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert '+    return LoRA("layer", {"r": 8})' in r.stdout
+    else:
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "the new constructor reads peft_config['quant_param']" in r.stderr
+        assert r.stdout == ""

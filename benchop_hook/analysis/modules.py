@@ -349,6 +349,18 @@ def _read_class(node: ast.ClassDef, segments: Segments | None = None) -> ClassIn
                 methods[item.name] = from_function(
                     item, drop_first=not is_staticmethod(item), segments=segments
                 )
+    new = next(
+        (
+            i
+            for i in node.body
+            if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef)) and i.name == "__new__"
+        ),
+        None,
+    )
+    if init is None and new is not None:
+        # Only `__new__` (diffusers 18c8f10: `def __new__(cls, *args, **kwargs): return Other(*args,
+        # **kwargs)`, a deprecation shim): it takes the call's arguments, whatever `object.__init__` would.
+        init = from_function(new, segments=segments)
     dataclass_like = any(
         (dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
         in ("dataclass", "define", "attrs")

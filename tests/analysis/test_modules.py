@@ -356,3 +356,15 @@ def test_a_stand_in_for_another_platform_is_not_the_class() -> None:
     mi = parse_source(src, "lib/bn.py", "lib.bn")
     init = mi.classes["BN"].init
     assert init is not None and [p.name for p in init.params] == ["n", "group"]
+
+
+def test_a_class_with_only_new_is_called_as_new_takes() -> None:
+    # diffusers 18c8f10: a deprecation shim, `__new__(cls, *args, **kwargs)` returning another class's object.
+    # Read as `object()`, taking nothing, every argument of a call that works was dropped.
+    mi = parse_source(
+        b"class Shim:\n    def __new__(cls, *args, **kwargs):\n        return Real(*args, **kwargs)\n",
+        "lib/shim.py",
+        "lib.shim",
+    )
+    init = mi.classes["Shim"].init
+    assert init is not None and init.is_passthrough

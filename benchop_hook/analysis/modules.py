@@ -100,6 +100,9 @@ class ModuleInfo:
     names: set[str] = field(
         default_factory=set
     )  # every name bound at the top level (functions and constants too)
+    # Names a lazy module provides on first access (PEP 562 `__getattr__`, a `_LazyModule` import structure),
+    # and where from: an import of one works though nothing binds it at import time.
+    lazy: dict[str, ImportedName] = field(default_factory=dict)
     _nodes: list[ast.AST] | None = field(default=None, repr=False, compare=False)
 
     def nodes(self) -> list[ast.AST]:
@@ -207,7 +210,70 @@ def parse_source(data: bytes, path: str, module: str) -> ModuleInfo:
     for node in tree.body:
         _read_toplevel(node, mi, segments)
     _mark_imported_dataclass_makers(mi, segments)
+    if b"__getattr__" in data or b"_LazyModule" in data:
+        _read_lazy(tree, mi)
     return mi
+
+
+def _read_lazy(tree: ast.Module, mi: ModuleInfo) -> None:
+    """What a lazy module provides: the `from .x import N` of its module-level `__getattr__`, and the
+    `_import_structure` (`{"output": ["Output"]}`, `_import_structure["output"] = [...]`) a `_LazyModule`
+    is built from (diffusers b6e0b01, transformers)."""
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.ImportFrom):
+                    base = resolve_relative(mi.module, mi.is_package, sub.level, sub.module)
+                    for a in sub.names:
+                        if a.name != "*":
+                            mi.lazy.setdefault(a.asname or a.name, ImportedName("attr", base, a.name))
+    if not mi.is_package:
+        return
+    for node in walk_list(tree):
+        for sub, names in _structure_entries(node):
+            for n in names:
+                mi.lazy.setdefault(n, ImportedName("attr", f"{mi.module}.{sub}", n))
+
+
+def _structure_entries(node: ast.AST) -> list[tuple[str, list[str]]]:
+    """(submodule, names) of `_import_structure = {...}`, `_import_structure["sub"] = [...]` and
+    `_import_structure["sub"].extend([...])`."""
+
+    def strings(x: ast.expr) -> list[str] | None:
+        if not isinstance(x, (ast.List, ast.Tuple)):
+            return None
+        out = [e.value for e in x.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        return out if len(out) == len(x.elts) else None
+
+    def keyed(t: ast.expr) -> str | None:
+        if (
+            isinstance(t, ast.Subscript)
+            and isinstance(t.value, ast.Name)
+            and t.value.id == "_import_structure"
+        ):
+            k = t.slice
+            return k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else None
+        return None
+
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        t, v = node.targets[0], node.value
+        if isinstance(t, ast.Name) and t.id == "_import_structure" and isinstance(v, ast.Dict):
+            pairs = [
+                (k.value if isinstance(k, ast.Constant) else None, strings(x))
+                for k, x in zip(v.keys, v.values)
+            ]
+            return [(k, n) for k, n in pairs if isinstance(k, str) and n is not None]
+        sub, names = keyed(t), strings(v)
+        return [(sub, names)] if sub is not None and names is not None else []
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "extend"
+        and len(node.args) == 1
+    ):
+        sub, names = keyed(node.func.value), strings(node.args[0])
+        return [(sub, names)] if sub is not None and names is not None else []
+    return []
 
 
 # What class decorators that write `__init__` from the class body are called where they are defined

@@ -248,6 +248,9 @@ class Project:
                 return r
         if mi.is_package and self.has_module(f"{mi.module}.{name}"):
             return ModuleRef(f"{mi.module}.{name}")
+        lazy = mi.lazy.get(name)
+        if lazy is not None:
+            return self.resolve_name(lazy.module, lazy.name, _depth + 1)
         return None
 
     def resolve_dotted(self, mi: ModuleInfo, expr: str, _depth: int = 0) -> ClassRef | ModuleRef | None:

@@ -368,3 +368,23 @@ def test_a_class_with_only_new_is_called_as_new_takes() -> None:
     )
     init = mi.classes["Shim"].init
     assert init is not None and init.is_passthrough
+
+
+@pytest.mark.parametrize(
+    "init",
+    [
+        "def __getattr__(name):\n    if name == 'Output':\n        from .output import Output\n\n"
+        "        return Output\n    raise AttributeError(name)\n",
+        "import sys\n_import_structure = {'checker': []}\n_import_structure['output'] = ['Output']\n"
+        "sys.modules[__name__] = _LazyModule(__name__, _import_structure)\n",
+    ],
+)
+def test_a_lazy_module_provides_what_it_loads_on_access(init: str) -> None:
+    # diffusers b6e0b01: classes moved to submodules that the package provides lazily (`_LazyModule`, or a
+    # PEP 562 `__getattr__`). `from pkg.sd import Output` still works; read as gone, a multi-name import of
+    # it was a hand edit.
+    p = project(
+        {"lib/__init__.py": "", "lib/sd/__init__.py": init, "lib/sd/output.py": "class Output:\n    pass\n"}
+    )
+    assert p.resolve_name("lib.sd", "Output") == ClassRef("lib.sd.output", "Output")
+    assert p.resolve_name("lib.sd", "Missing") is None

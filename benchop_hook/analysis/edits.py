@@ -381,12 +381,28 @@ def public_callables(tree: ast.Module, cls: str) -> frozenset[str]:
     return frozenset(q.rsplit(".", 1)[-1] for q in _functions(tree, cls))
 
 
-def gained_elsewhere(old: ast.Module, new: ast.Module, cls: str, removed: Iterable[str]) -> dict[str, str]:
+def gained_elsewhere(
+    old: ast.Module, new: ast.Module, cls: str, removed: Iterable[str], method: str | None = None
+) -> dict[str, str]:
     """Removed constructor parameter -> the function or method of the same module that gained a parameter
     named like it in the same commit (`EpBuffer(dispatch_recv_tokens=)` gone, `ep_dispatch(...,
     recv_tokens=None)` new): the value moved there, and a call that drops it loses it."""
     before, after = _functions(old, cls), _functions(new, cls)
     out: dict[str, str] = {}
+    if method is not None:
+        # A method that lost a parameter: the same method of another class of the module that takes it now
+        # (diffusers a2071a1: `save_lora_weights(transformer_lora_layers=)` went to a new
+        # `AmusedLoraLoaderMixin.save_lora_weights`). The value belongs with that class.
+        for p in removed:
+            for fn, params in after.items():
+                owner, _, name = fn.rpartition(".")
+                if name != method or owner in ("", cls) or params == before.get(fn):
+                    continue
+                k = next((k for k in sorted(params - before.get(fn, set())) if related_names(k, p)), None)
+                if k is not None:
+                    out[p] = f"{fn} takes '{k}'"
+                    break
+        return out
     for p in removed:
         for fn, params in after.items():
             if fn not in before:

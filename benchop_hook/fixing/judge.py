@@ -426,7 +426,7 @@ def _judge_binding(
     values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, taught.values)
     span = (site.lineno, site.end_lineno)
     varies = (lambda src: cases.why_a_choice(src, span)) if cases is not None and method is None else None
-    moved = moved_values(j, change.old or ref, ref, old_sig, new_sig) if method is None and ref else None
+    moved = moved_values(j, change.old or ref, ref, old_sig, new_sig, method) if ref else None
     extras = dp.pins + taught.extras
     p = plan(args, old_sig, new_sig, edits, values, extras, site.scope_names, own, drops, varies, moved)
     if not isinstance(p, NoPlan):

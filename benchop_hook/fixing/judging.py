@@ -213,7 +213,12 @@ _SPLATS = (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)
 
 
 def moved_values(
-    j: Judging, old_ref: ClassRef, new_ref: ClassRef, old_sig: Signature, new_sig: Signature
+    j: Judging,
+    old_ref: ClassRef,
+    new_ref: ClassRef,
+    old_sig: Signature,
+    new_sig: Signature,
+    method: str | None = None,
 ) -> dict[str, str]:
     """Removed parameter -> where the commit moved its value: another function or method of the class's
     module that gained a parameter named like it, or another call the updated tests now pass it to. Only
@@ -227,6 +232,14 @@ def moved_values(
     new_mi = j.new_p.module(new_ref.module)
     if new_mi is None or new_mi.tree is None:
         return {}
+    if method is not None:
+        old_p = j.commit_old_p
+        old_mi = (
+            old_p.module(new_ref.module) if old_p is not None and old_p.has_module(new_ref.module) else None
+        )
+        if old_mi is None or old_mi.tree is None or not removed:
+            return {}
+        return gained_elsewhere(old_mi.tree, new_mi.tree, new_ref.name, removed, method)
     # Required ones too: the new constructor reading the name from another argument says where it went.
     read = read_from_another(new_mi.tree, new_ref.name, [p.name for p in gone])
     if not removed:

@@ -384,7 +384,7 @@ def plan(
             )
         if p_new is None and moved and p_old in moved and not _is_old_default(a.source, old.get(p_old)):
             return NoPlan(
-                f"passes {p_old}={a.source}, a value the commit moved out of the constructor "
+                f"passes {p_old}={a.source}, a value the commit moved elsewhere "
                 f"({moved[p_old]}): move it there by hand",
             )
         if p_new is None:

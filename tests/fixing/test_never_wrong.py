@@ -786,7 +786,7 @@ def test_a_value_the_commit_moved_to_another_call_is_not_dropped(tmp_path: Path,
     repo.commit("recv_tokens moves to dispatch")
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "dispatch_recv_tokens=buf_in, a value the commit moved out of the constructor" in r.stderr
+    assert "dispatch_recv_tokens=buf_in, a value the commit moved elsewhere" in r.stderr
     assert (
         "dispatch gained 'recv_tokens'" if where == "module" else "passes rt to dispatch(recv_tokens=) now"
     ) in r.stderr
@@ -1111,3 +1111,35 @@ def test_a_value_the_new_constructor_reads_from_another_argument_is_not_dropped(
         assert r.returncode == 1, r.stdout + r.stderr
         assert "the new constructor reads peft_config['quant_param']" in r.stderr
         assert r.stdout == ""
+
+
+@pytest.mark.parametrize("other", [True, False])
+def test_a_value_the_same_method_of_another_class_takes_now_is_not_dropped(
+    tmp_path: Path, other: bool
+) -> None:
+    # diffusers a2071a1: `save_lora_weights(transformer_lora_layers=)` moved to the same method of a new
+    # `AmusedLoraLoaderMixin`. Dropped, the transformer weights were no longer saved, exit 0. Without such a
+    # class the parameter is simply gone, and its value is dropped as before.
+    mixin = "class {}:\n    @classmethod\n    def save(cls, out, te=None{}):\n        return out\n\n\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/lora.py": mixin.format("Mixin", ", tr=None"),
+            "benchmarks/bench_save.py": "from pkg.lora import Mixin\n\n\ndef run(tr, te):\n"
+            '    return Mixin.save("d", tr=tr, te=te)\n',
+        },
+    )
+    repo.write(
+        "pkg/lora.py", mixin.format("Mixin", "") + (mixin.format("TrMixin", ", tr=None") if other else "")
+    )
+    repo.commit("tr moves to its own mixin")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    if other:
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "a value the commit moved elsewhere (TrMixin.save takes 'tr')" in r.stderr
+        assert r.stdout == ""
+    else:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert '+    return Mixin.save("d", te=te)' in r.stdout

@@ -130,7 +130,14 @@ def summary(result: StaticResult, *, wrote: bool) -> str:
     return "bench-op: " + ", ".join(parts) + tail + extra + "."
 
 
-def unified_diff(path: str, before: bytes | None, after: bytes | None) -> str:
-    a = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    b = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    return "".join(difflib.unified_diff(a, b, f"a/{path}", f"b/{path}"))
+def unified_diff(path: str, before: bytes | None, after: bytes | None, errors: str = "replace") -> str:
+    """A patch `git apply` and `patch` take: a last line without a newline is marked as such, as git marks
+    it (hqq 804a46e: without the mark, its `-` and `+` lines ran together into one)."""
+    a = (before or b"").decode("utf-8", errors).splitlines(keepends=True)
+    b = (after or b"").decode("utf-8", errors).splitlines(keepends=True)
+    out: list[str] = []
+    for line in difflib.unified_diff(a, b, f"a/{path}", f"b/{path}"):
+        out.append(line)
+        if not line.endswith("\n"):
+            out.append("\n\\ No newline at end of file\n")
+    return "".join(out)

@@ -4,13 +4,13 @@ edit; and the tree guard that puts them back."""
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 import sys
 import time
 from collections.abc import Callable, Iterator
 
 from benchop_hook.errors import BenchOpError
+from benchop_hook.report.text import unified_diff
 
 
 def inside(root: str, path: str) -> bool:
@@ -161,9 +161,7 @@ def save_patch(git_dir: str, path: str, before: bytes, after: bytes) -> str:
     folder = os.path.join(git_dir, "bench-op", "patches")
     os.makedirs(folder, exist_ok=True)
     name = time.strftime("%Y%m%d-%H%M%S-") + path.replace("/", "__") + ".patch"
-    a = before.decode("utf-8", "surrogateescape").splitlines(keepends=True)
-    b = after.decode("utf-8", "surrogateescape").splitlines(keepends=True)
-    text = "".join(difflib.unified_diff(a, b, f"a/{path}", f"b/{path}"))
+    text = unified_diff(path, before, after, "surrogateescape")
     full = os.path.join(folder, name)
     with open(full, "w", encoding="utf-8", errors="surrogateescape") as f:
         f.write(text)

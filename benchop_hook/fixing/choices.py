@@ -61,7 +61,8 @@ def _is_flag(default: str) -> bool:
     except SyntaxError:
         return False
     if isinstance(node, ast.Constant):
-        return isinstance(node.value, bool)
+        # An empty string is the "off" of an option (`resume=''`: no checkpoint, timm 9214ca0), not a dtype.
+        return isinstance(node.value, bool) or node.value == ""
     if isinstance(node, ast.Attribute) and _module_constant(node):
         return True
     return isinstance(node, ast.Attribute) and is_choice(default)

@@ -4,6 +4,7 @@ changed defaults a call relies on (`pins_for`), and what the updated tests settl
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -93,6 +94,12 @@ def pins_for(
     pins: list[tuple[str, str, str]] = []
     hand, hand_note, what = False, "", ""
     for e in changed:
+        if _same_object(
+            e.old_default, old_module, j.old_p, e.new_default, ref.module if ref else None, j.new_p
+        ):
+            # hqq 255c55e: `compute_dtype=torch.float16` became `float16` after `from torch import float16`:
+            # the same object, spelled through another import. Nothing changed for the call.
+            continue
         what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
         gone = _gone(e.old_default or "", old_module, j)
         if not j.pin_defaults:
@@ -178,12 +185,45 @@ def _gone(default: str, old_module: str | None, j: Judging) -> str | None:
     return f"{default} is gone from the new version ({module} no longer defines {name})"
 
 
+def _same_object(
+    old: str | None,
+    old_module: str | None,
+    old_p: Project,
+    new: str | None,
+    new_module: str | None,
+    new_p: Project,
+) -> bool:
+    """Two defaults that name the same thing once each one's first name is read through its module's
+    imports."""
+    if old is None or new is None or old == new:
+        return False
+    a, b = _expanded(old, old_module, old_p), _expanded(new, new_module, new_p)
+    return a is not None and a == b
+
+
+def _expanded(default: str, module: str | None, project: Project) -> str | None:
+    """A dotted name's full spelling through the module's imports (`float16` after `from torch import
+    float16`: `torch.float16`); None for anything else."""
+    if module is None or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", default):
+        return None
+    mi = project.module(module)
+    head, dot, rest = default.partition(".")
+    imp = mi.imports.get(head) if mi is not None else None
+    if imp is None:
+        return default if head not in (mi.names if mi is not None else set()) else None
+    full = imp.module if imp.kind == "module" else f"{imp.module}.{imp.name}"
+    return full + dot + rest
+
+
 def _respelled(old: str | None, new: str | None) -> bool:
-    """Two string literals that differ only in case: one choice, spelled two ways."""
+    """Two string literals that differ only in case: one choice, spelled two ways; or an empty string and
+    None, one "none given" (timm 9214ca0's `device=''` -> `device=None`: `''` pinned, `.to('')` raised)."""
     try:
         a, b = (ast.literal_eval(x) if x is not None else None for x in (old, new))
     except (ValueError, SyntaxError):
         return False
+    if old is not None and new is not None and ((a == "" and b is None) or (a is None and b == "")):
+        return True
     return isinstance(a, str) and isinstance(b, str) and a != b and a.lower() == b.lower()
 
 

@@ -1143,3 +1143,53 @@ def test_a_value_the_same_method_of_another_class_takes_now_is_not_dropped(
     else:
         assert r.returncode == 0, r.stdout + r.stderr
         assert '+    return Mixin.save("d", te=te)' in r.stdout
+
+
+def test_an_option_off_by_an_empty_string_is_a_choice_and_its_none_is_no_change(tmp_path: Path) -> None:
+    # timm 9214ca0: `ModelEma(model, decay, device='', resume='')` became `(model, decay, device=None)`.
+    # `resume=args.resume` was dropped (the EMA weights no longer restored), and `device=''` pinned where the
+    # new class reads None as "no device" and raises on ''.
+    op = "class Ema:\n    def __init__(self, model, {}):\n        self.model = model\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/ema.py": op.format("device='', resume=''"),
+            "benchmarks/bench_ema.py": "from pkg.ema import Ema\n\n\ndef run(args):\n"
+            '    return Ema("m", resume=args.resume), Ema("m")\n',
+        },
+    )
+    repo.write("pkg/ema.py", op.format("device=None"))
+    repo.commit("simpler ema")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "it passes resume=args.resume, a choice" in r.stderr
+    assert "not pinned: the same choice, respelled" in r.stderr
+    assert "device=''" not in r.stdout
+
+
+def test_a_default_spelled_through_another_import_is_no_change(tmp_path: Path) -> None:
+    # hqq 255c55e: `compute_dtype=torch.float16` became `compute_dtype: dtype = float16` after `from torch
+    # import float16`: the same object. "pin it by hand" blocked calls nothing had changed.
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/torchy.py": "float16 = object()\n",
+            "pkg/engine.py": "import pkg.torchy as torch\n\n\nclass W:\n"
+            "    def __init__(self, m, dt=torch.float16):\n        self.m = m\n",
+            "benchmarks/bench_w.py": 'from pkg.engine import W\n\n\ndef run():\n    return W("m")\n',
+        },
+    )
+    repo.write(
+        "pkg/engine.py",
+        "from pkg.torchy import float16\n\n\nclass W:\n"
+        "    def __init__(self, m, dt=float16):\n        self.m = m\n",
+    )
+    repo.commit("typing")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout == ""
+    assert "pin" not in r.stderr

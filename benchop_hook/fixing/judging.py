@@ -94,9 +94,8 @@ def pins_for(
     pins: list[tuple[str, str, str]] = []
     hand, hand_note, what = False, "", ""
     for e in changed:
-        if _same_object(
-            e.old_default, old_module, j.old_p, e.new_default, ref.module if ref else None, j.new_p
-        ):
+        old_ref = ClassRef(old_module, ref.name) if old_module and ref else ref
+        if _same_object(e.old_default, old_ref, j.old_p, e.new_default, ref, j.new_p):
             # hqq 255c55e: `compute_dtype=torch.float16` became `float16` after `from torch import float16`:
             # the same object, spelled through another import. Nothing changed for the call.
             continue
@@ -187,32 +186,36 @@ def _gone(default: str, old_module: str | None, j: Judging) -> str | None:
 
 def _same_object(
     old: str | None,
-    old_module: str | None,
+    old_ref: ClassRef | None,
     old_p: Project,
     new: str | None,
-    new_module: str | None,
+    new_ref: ClassRef | None,
     new_p: Project,
 ) -> bool:
-    """Two defaults that name the same thing once each one's first name is read through its module's
-    imports."""
-    if old is None or new is None or old == new:
+    """Two defaults that name the same thing once each one's first name is read through the imports of the
+    module that wrote it (the class's, or an ancestor's: a method is often inherited)."""
+    if old is None or new is None or old == new or old_ref is None or new_ref is None:
         return False
-    a, b = _expanded(old, old_module, old_p), _expanded(new, new_module, new_p)
+    a, b = _expanded(old, old_ref, old_p), _expanded(new, new_ref, new_p)
     return a is not None and a == b
 
 
-def _expanded(default: str, module: str | None, project: Project) -> str | None:
-    """A dotted name's full spelling through the module's imports (`float16` after `from torch import
-    float16`: `torch.float16`); None for anything else."""
-    if module is None or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", default):
+def _expanded(default: str, ref: ClassRef, project: Project) -> str | None:
+    """A dotted name's full spelling through the imports of the class's module or its ancestors' (`float16`
+    after `from torch import float16`: `torch.float16`); None when a module defines that name itself."""
+    if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", default):
         return None
-    mi = project.module(module)
     head, dot, rest = default.partition(".")
-    imp = mi.imports.get(head) if mi is not None else None
-    if imp is None:
-        return default if head not in (mi.names if mi is not None else set()) else None
-    full = imp.module if imp.kind == "module" else f"{imp.module}.{imp.name}"
-    return full + dot + rest
+    for module in dict.fromkeys([ref.module, *(a.module for a in project.ancestors(ref))]):
+        mi = project.module(module)
+        if mi is None:
+            continue
+        imp = mi.imports.get(head)
+        if imp is not None:
+            return (imp.module if imp.kind == "module" else f"{imp.module}.{imp.name}") + dot + rest
+        if head in mi.names:
+            return None
+    return default
 
 
 def _respelled(old: str | None, new: str | None) -> bool:

@@ -1193,4 +1193,3 @@ def test_a_default_spelled_through_another_import_is_no_change(tmp_path: Path) -
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout == ""
     assert "pin" not in r.stderr
-

@@ -100,27 +100,9 @@ def pins_for(
             # the same object, spelled through another import. Nothing changed for the call.
             continue
         what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
-        gone = _gone(e.old_default or "", old_module, j)
-        if not j.pin_defaults:
-            info.append(f"{what}; not pinned (pin-defaults = false)")
-        elif j.edited_around:
-            # mmcv b8d78336, as committed: `HSigmoid()` left as it was, and the assertion beside it updated
-            # for the new default; pinned, the test checked the new formula against the old defaults.
-            info.append(f"{what}; not pinned: this change edited the code around the call and left it so")
-        elif gone:
-            # vllm e1e318a: `max_num_tokens=envs.VLLM_MOE_DP_CHUNK_SIZE` once the commit deleted that setting:
-            # the old value is no longer there to pin, and the commit chose the new default in its place.
-            info.append(f"{what}; not pinned: {gone}")
-        elif _respelled(e.old_default, e.new_default):
-            # nanotron's SGDOptimizerArgs(name="SGD") -> "sgd", checked `== "sgd"` from then on: the same
-            # choice spelled anew, and the old spelling is what the code stopped accepting.
-            info.append(f"{what}; not pinned: the same choice, respelled")
-        elif not is_constant_source(e.old_default or ""):
-            info.append(f"{what}; not pinned: the old default is not a constant")
-        elif (ann := _annotation(new_sig, e.name)) and _fits(e.old_default or "", ann) is False:
-            # lmdeploy 80cb84c: `stop: Optional[bool] = False` (end the session) became `stop: Optional[Union[
-            # str, List[str]]] = None` (stop words). Pinned, a flag went into the stop words.
-            info.append(f"{what}; not pinned: '{e.name}' takes {ann} now, which {e.old_default} is not")
+        why_not = _why_not_pinned(e, new_sig, j, old_module)
+        if why_not is not None:
+            info.append(f"{what}; {why_not}")
         elif free_names(e.old_default or "") - site.scope_names:
             missing = ", ".join(sorted(free_names(e.old_default or "") - site.scope_names))
             hand_note = (
@@ -182,6 +164,33 @@ def _gone(default: str, old_module: str | None, j: Judging) -> str | None:
     ):
         return None
     return f"{default} is gone from the new version ({module} no longer defines {name})"
+
+
+def _why_not_pinned(e: Edit, new_sig: Signature, j: Judging, old_module: str | None) -> str | None:
+    """Why a changed default the call relies on is not pinned, where nothing needs doing by hand."""
+    gone = _gone(e.old_default or "", old_module, j)
+    if not j.pin_defaults:
+        return "not pinned (pin-defaults = false)"
+    if j.edited_around:
+        # mmcv b8d78336, as committed: `HSigmoid()` left as it was, and the assertion beside it updated for
+        # the new default; pinned, the test checked the new formula against the old defaults.
+        return "not pinned: this change edited the code around the call and left it so"
+    if gone:
+        # vllm e1e318a: `max_num_tokens=envs.VLLM_MOE_DP_CHUNK_SIZE` once the commit deleted that setting: the
+        # old value is no longer there to pin, and the commit chose the new default in its place.
+        return f"not pinned: {gone}"
+    if _respelled(e.old_default, e.new_default):
+        # nanotron's SGDOptimizerArgs(name="SGD") -> "sgd", checked `== "sgd"` from then on: the same choice
+        # spelled anew, and the old spelling is what the code stopped accepting.
+        return "not pinned: the same choice, respelled"
+    if not is_constant_source(e.old_default or ""):
+        return "not pinned: the old default is not a constant"
+    ann = _annotation(new_sig, e.name)
+    if ann and _fits(e.old_default or "", ann) is False:
+        # lmdeploy 80cb84c: `stop: Optional[bool] = False` (end the session) became `stop: Optional[Union[str,
+        # List[str]]] = None` (stop words). Pinned, a flag went into the stop words.
+        return f"not pinned: '{e.name}' takes {ann} now, which {e.old_default} is not"
+    return None
 
 
 def _same_object(

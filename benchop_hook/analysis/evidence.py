@@ -286,19 +286,37 @@ class TestEvidence:
             old_data = self.old_p.snapshot.read(old_path)
             if old_data is None or old_ref.name.encode() not in old_data:
                 continue
-            old_sites = self._calls(self.old_p, old_path, old_ref.name, old_ref, "old")
-            new_sites = self._new_calls(new_ref, [new_path])
-            if len(old_sites) != len(new_sites):
-                continue  # calls were added, removed or moved to another class: no pairing
-            for o, n in zip(old_sites, new_sites):
-                ov, nv = bound_values(o, old_sig), bound_values(n, new_sig)
-                if ov is None or nv is None or param not in ov or not same_default(ov[param], value):
+            for _, ov, nv in self._bound_pairs(old_path, new_path, old_ref, new_ref, old_sig, new_sig):
+                if param not in ov or not same_default(ov[param], value):
                     continue
                 if value not in nv.values() and all(
                     v in nv.values() for p, v in ov.items() if p != param and new_sig.get(p)
                 ):
                     return True
         return False
+
+    def _bound_pairs(
+        self,
+        old_path: str,
+        new_path: str,
+        old_ref: ClassRef,
+        new_ref: ClassRef,
+        old_sig: Signature,
+        new_sig: Signature,
+    ) -> list[tuple[CallSite, dict[str, str], dict[str, str]]]:
+        """The Op's calls in one changed test file, old paired with new by order (none when their numbers
+        differ: calls were added, removed or moved to another class), with what each binds."""
+        assert self.old_p is not None
+        old_sites = self._calls(self.old_p, old_path, old_ref.name, old_ref, "old")
+        new_sites = self._new_calls(new_ref, [new_path])
+        if len(old_sites) != len(new_sites):
+            return []
+        out: list[tuple[CallSite, dict[str, str], dict[str, str]]] = []
+        for o, n in zip(old_sites, new_sites):
+            ov, nv = bound_values(o, old_sig), bound_values(n, new_sig)
+            if ov is not None and nv is not None:
+                out.append((o, ov, nv))
+        return out
 
     def moved_values(
         self,
@@ -347,14 +365,7 @@ class TestEvidence:
             keywords = {k.decode("ascii", "replace") for k in _KEYWORD.findall(new_data)}
             if not any(related_names(k, p) for k in keywords for p in gone):
                 continue
-            old_sites = self._calls(self.old_p, old_path, old_ref.name, old_ref, "old")
-            new_sites = self._new_calls(new_ref, [new_path])
-            if len(old_sites) != len(new_sites):
-                continue
-            for o, n in zip(old_sites, new_sites):
-                ov, nv = bound_values(o, old_sig), bound_values(n, new_sig)
-                if ov is None or nv is None:
-                    continue
+            for _, ov, nv in self._bound_pairs(old_path, new_path, old_ref, new_ref, old_sig, new_sig):
                 for p in gone:
                     v = ov.get(p)
                     if v is None or p in out or is_constant_source(v) or v in nv.values():
@@ -399,14 +410,7 @@ class TestEvidence:
             new_data = self.new_p.snapshot.read(new_path)
             if new_data is None or ref.name.encode() not in new_data or not may_spell(new_data, spelled_new):
                 continue  # (without the name, `_new_calls` finds no call there)
-            old_sites = [s for s in self._calls(self.old_p, old_path, ref.name, ref, "old")]
-            new_sites = self._new_calls(ref, [new_path])
-            if len(old_sites) != len(new_sites):
-                continue
-            for o, n in zip(old_sites, new_sites):
-                ov, nv = bound_values(o, old_sig), bound_values(n, new_sig)
-                if ov is None or nv is None:
-                    continue
+            for _, ov, nv in self._bound_pairs(old_path, new_path, ref, ref, old_sig, new_sig):
                 gone = {p: v for p, v in ov.items() if new_sig.get(p) is None}
                 fresh = {p: v for p, v in nv.items() if old_sig.get(p) is None}
                 for p, v in gone.items():

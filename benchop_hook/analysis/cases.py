@@ -33,6 +33,14 @@ class Cases:
                 return None
         return self._tree
 
+    def _function_nodes(self, tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+        """Every function of the module, listed once: asked for each call the file judges."""
+        if self._functions is None:
+            self._functions = [
+                n for n in walk_list(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+        return self._functions
+
     def why_a_choice(self, src: str, span: tuple[int, int]) -> str | None:
         """Why the value `src` passed by the call on lines `span` picks what is measured, or None."""
         if self.is_choice(src, span):
@@ -53,12 +61,8 @@ class Cases:
         tree = self._parsed()
         if tree is None or not isinstance(value, ast.Name):
             return False
-        if self._functions is None:
-            self._functions = [
-                n for n in walk_list(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-            ]
         around = [
-            f for f in self._functions if f.lineno <= span[0] <= (f.end_lineno or f.lineno)
+            f for f in self._function_nodes(tree) if f.lineno <= span[0] <= (f.end_lineno or f.lineno)
         ]  # the functions the call is in: a `def` in their bodies, or at the top level, is in its scope
         bodies = [tree.body, *(f.body for f in around)]
         return any(
@@ -73,14 +77,10 @@ class Cases:
         tree = self._parsed()
         if tree is None or not lines:
             return False
-        if self._functions is None:
-            self._functions = [
-                n for n in walk_list(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-            ]
-        fn = _enclosing(self._functions, span[0])
+        fn = _enclosing(self._function_nodes(tree), span[0])
         outside = [n for n in lines if not span[0] <= n <= span[1]]
         if fn is None:  # a call at the top level of a script: the script's own top-level lines
-            return any(_enclosing(self._functions, n) is None for n in outside)
+            return any(_enclosing(self._function_nodes(tree), n) is None for n in outside)
         return any(fn.lineno <= n <= (fn.end_lineno or fn.lineno) for n in outside)
 
     def is_choice(self, src: str, span: tuple[int, int]) -> bool:
@@ -97,11 +97,7 @@ class Cases:
             return False
         if not isinstance(value, (ast.Name, ast.Attribute)):
             return False
-        if self._functions is None:  # asked for each call the file judges: the tree is walked once
-            self._functions = [
-                n for n in walk_list(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-            ]
-        fn = _enclosing(self._functions, span[0])
+        fn = _enclosing(self._function_nodes(tree), span[0])
         if fn is None:
             return False
         if isinstance(value, ast.Name) and not _varies(fn, tree, value.id):

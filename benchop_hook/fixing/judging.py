@@ -272,38 +272,33 @@ def moved_values(
     new_sig: Signature,
     method: str | None = None,
 ) -> dict[str, str]:
-    """Removed parameter -> where the commit moved its value: another function or method of the class's
-    module that gained a parameter named like it, or another call the updated tests now pass it to. Only
-    parameters that had a default: a required one removed is most often one the Op now reads from its
-    inputs (`M` from the tensor's shape), and a kernel function that takes it now is no move of the
-    caller's value."""
+    """Removed parameter -> where the commit moved its value: the new constructor reads it from another of
+    its arguments; or, for one that had a default, another function or method of the class's module gained
+    a parameter named like it, the same method of another class takes it, or the updated tests now pass it
+    to one of them. Only the first for a required one: a required parameter removed is most often one the
+    Op now reads from its inputs (`M` from the tensor's shape), and a kernel function that takes it now is
+    no move of the caller's value."""
     gone = [p for p in old_sig.params if new_sig.get(p.name) is None and p.kind not in _SPLATS]
     removed = [p.name for p in gone if p.default is not None]
-    if not gone:
-        return {}
-    new_mi = j.new_p.module(new_ref.module)
+    new_mi = j.new_p.module(new_ref.module) if gone else None
     if new_mi is None or new_mi.tree is None:
         return {}
+    old_p = j.commit_old_p
+    old_mi = old_p.module(new_ref.module) if old_p is not None and old_p.has_module(new_ref.module) else None
+    old_tree = old_mi.tree if old_mi is not None else None
     if method is not None:
-        old_p = j.commit_old_p
-        old_mi = (
-            old_p.module(new_ref.module) if old_p is not None and old_p.has_module(new_ref.module) else None
-        )
-        if old_mi is None or old_mi.tree is None or not removed:
+        if old_tree is None or not removed:
             return {}
-        return gained_elsewhere(old_mi.tree, new_mi.tree, new_ref.name, removed, method)
-    # Required ones too: the new constructor reading the name from another argument says where it went.
+        return gained_elsewhere(old_tree, new_mi.tree, new_ref.name, removed, method)
     read = read_from_another(new_mi.tree, new_ref.name, [p.name for p in gone])
     if not removed:
         return read
     callees = public_callables(new_mi.tree, new_ref.name)
     out = j.evidence.moved_values(old_ref, new_ref, removed, old_sig, new_sig, callees)
-    old_p = j.commit_old_p
-    old_mi = old_p.module(new_ref.module) if old_p is not None and old_p.has_module(new_ref.module) else None
-    if old_mi is None or old_mi.tree is None:
+    if old_tree is None:
         return {**out, **read}
     # The commit's own interface first: it names where the value went.
-    return {**out, **gained_elsewhere(old_mi.tree, new_mi.tree, new_ref.name, removed), **read}
+    return {**out, **gained_elsewhere(old_tree, new_mi.tree, new_ref.name, removed), **read}
 
 
 def _annotation(sig: Signature, name: str) -> str | None:

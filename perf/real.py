@@ -267,6 +267,52 @@ def interleaved(a: list[str], b: list[str] | None, cwd: str, runs: int) -> tuple
 STATIC_HEAD = [*("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")]
 
 
+# The static pass in one process (no forked child), with every `ast.parse` timed: the CPU its parses take,
+# whatever is done with the trees after. Half of it, on two cores, is a floor for any design that parses
+# what this one reads (a pickled tree loads slower than its source parses, so no cache of trees is below it).
+_PARSE_TIMER = """
+import ast, os, sys, time
+from benchop_hook.fixing import forked
+forked.can_fork = lambda: False
+spent = [0.0, 0, 0]
+real = ast.parse
+def timed(source, *a, **k):
+    t = time.process_time()
+    try:
+        return real(source, *a, **k)
+    finally:
+        spent[0] += time.process_time() - t
+        spent[1] += 1
+        spent[2] += len(source) if isinstance(source, (bytes, str)) else 0
+ast.parse = timed
+from benchop_hook import cli
+try:
+    cli.main(sys.argv[1:])
+except SystemExit:
+    pass
+finally:
+    with open(os.environ["BENCHOP_PARSE_FLOOR"], "w") as f:
+        f.write(f"{spent[0]} {spent[1]} {spent[2]}")
+"""
+
+
+def parse_floor(root: str) -> dict[str, float]:
+    """The parses of one static pass in `root`: their CPU seconds, how many, how many bytes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "floor")
+        env = dict(run_env(), BENCHOP_PARSE_FLOOR=out)
+        subprocess.run(
+            [sys.executable, "-c", _PARSE_TIMER, *STATIC_HEAD],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            check=False,
+        )
+        with open(out, encoding="utf-8") as f:
+            cpu, count, size = f.read().split()
+    return {"cpu": float(cpu), "parses": int(count), "bytes": int(size)}
+
+
 def hook_state(clone: Clone, revs: list[tuple[str, int]], runs: int, griffe: bool) -> list[dict[str, object]]:
     """The static pass of each commit in the state the hook sees, griffe check of the same pair, and the
     same commit as in history."""
@@ -275,6 +321,7 @@ def hook_state(clone: Clone, revs: list[tuple[str, int]], runs: int, griffe: boo
         clone.checkout(rev, replayed=True)
         cmd = griffe_check(clone.root) if griffe else None
         hook, g = interleaved([*BENCH_OP, *STATIC_HEAD], cmd, clone.root, runs)
+        floor = parse_floor(clone.root)
         clone.checkout(rev)
         history = timed([[*BENCH_OP, *STATIC_HEAD]], clone.root, runs)
         row: dict[str, object] = {
@@ -283,6 +330,7 @@ def hook_state(clone: Clone, revs: list[tuple[str, int]], runs: int, griffe: boo
             "hook_state": hook.json(),
             "griffe_check": g.json() if g else None,
             "as_in_history": history.json(),
+            "parse_floor": floor,
         }
         out.append(row)
         print("  " + hook_state_line(row), flush=True)
@@ -307,7 +355,19 @@ def hook_state_line(r: dict[str, object]) -> str:
         f"hook's state {_ms(r['hook_state'])}   "
         f"griffe check {_ms(r['griffe_check']) if r['griffe_check'] else '-':>22}   ratio "
         f"{_ratio(r['hook_state'], r['griffe_check']):<18}   as in history {_ms(r['as_in_history'])}"
+        + _floor_note(r)
     )
+
+
+def _floor_note(r: dict[str, object]) -> str:
+    """Its parses' CPU, half of it (the floor on two cores) and that floor's ratio to griffe check."""
+    f, g = r.get("parse_floor"), r.get("griffe_check")
+    if not isinstance(f, dict):
+        return ""
+    half = float(f["cpu"]) / 2
+    ratio = f", {half / float(g['wall']):.2f}x griffe" if isinstance(g, dict) else ""
+    size = f"{f['parses']} ({f['bytes'] / 1e6:.1f} MB)"
+    return f"   parses {size}: cpu {f['cpu'] * 1e3:.0f} ms, floor {half * 1e3:.0f} ms{ratio}"
 
 
 def every_replayed(

@@ -169,6 +169,11 @@ def _same_class_elsewhere(old_p: Project, old: ClassRef, new_p: Project, new: Cl
     return o is not None and bool(o.params) and o == new_p.constructor(new)
 
 
+def _renamed_in_place(old_p: Project, vanished: set[ClassRef], new_p: Project, new: ClassRef) -> bool:
+    """A class that appeared where another of the same body vanished from the same module: renamed there."""
+    return any(v.module == new.module and _same_body(old_p, v, new_p, new) for v in vanished)
+
+
 def _same_body(old_p: Project, old: ClassRef, new_p: Project, new: ClassRef) -> bool:
     a, b = old_p.class_info(old), new_p.class_info(new)
     return a is not None and b is not None and a.fingerprint == b.fingerprint
@@ -330,6 +335,13 @@ def _follow_vanished(
                 found.changes[ref] = _removed(old_p, ref, tuple(same_name))
                 continue
         successor = same_name[0]
+        if _renamed_in_place(old_p, vanished - {ref}, new_p, successor) and not _same_body(
+            old_p, ref, new_p, successor
+        ):
+            # Megatron 3a51832: a deleted factory's name given to a base class renamed in its own module. The
+            # base's successor is no move of the factory: its import was pointed at the unrelated base.
+            found.changes[ref] = _removed(old_p, ref, (successor,))
+            continue
         if new_p.has_module(ref.module) and not _same_class_elsewhere(old_p, ref, new_p, successor):
             # xformers 44b0d07: the Triton `BwOp` deleted from a module that stays, and an unrelated CK
             # backend's `BwOp` added elsewhere. A name alone is no move: each call is a hand edit, naming it.

@@ -7,7 +7,7 @@ renders one edit as a short phrase for terminal lines and commit bodies.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Literal, NamedTuple
@@ -471,3 +471,114 @@ def _keyed_read(node: ast.AST) -> tuple[str | None, str | None]:
     ):
         return node.args[0].id, text(node.args[1])
     return None, None
+
+
+def defaults_built_from(
+    old: Sequence[ast.ClassDef], new: Sequence[ast.ClassDef], removed: Iterable[str], kept: Iterable[str]
+) -> dict[str, str]:
+    """Removed parameter -> a parameter the class still takes whose default the old constructor built from
+    it (`if ctx is None: ctx = Ctx.from_config(config)`), where no method of the new class tests that
+    parameter for a missing value any more: a call that drops the removed value and leaves the other at its
+    default now gets the bare default where it got something built from the value (Megatron 43db8c1:
+    `Wrapper(model, config)` -> `Wrapper(model)` leaves `inference_context=None`, which the new code
+    dereferences). `old`/`new`: the class and its ancestors, on each side."""
+    gone, still = set(removed), set(kept)
+    if not gone or not still:
+        return {}
+    out: dict[str, str] = {}
+    for cls in old:
+        for fn in cls.body:
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == "__init__":
+                for p, r in _defaults_filled(fn, gone, still):
+                    out.setdefault(r, p)
+    if not out:
+        return {}
+    tested = {p for cls in new for node in ast.walk(cls) for p in _unset_tests(node)}
+    return {r: p for r, p in out.items() if p not in tested}
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _unset_tests(node: ast.AST) -> list[str]:
+    """The names (or `self.` attributes) `node` tests for a missing value: `x is None`, `x is not None`,
+    `not x`, `x or ...`, `if x:`."""
+    if isinstance(node, ast.Compare) and any(
+        isinstance(c, ast.Constant) and c.value is None for c in [node.left, *node.comparators]
+    ):
+        return [n for n in (_plain_name(node.left), *(_plain_name(c) for c in node.comparators)) if n]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return [n] if (n := _plain_name(node.operand)) else []
+    if isinstance(node, ast.BoolOp):
+        return [
+            n for v in node.values for n in ([_plain_name(v)] if _plain_name(v) else _unset_tests(v)) if n
+        ]
+    if isinstance(node, (ast.If, ast.IfExp, ast.While)):
+        return [n] if (n := _plain_name(node.test)) else []
+    return []
+
+
+def _plain_name(x: ast.AST) -> str | None:
+    if isinstance(x, ast.Name):
+        return x.id
+    return x.attr if isinstance(x, ast.Attribute) else None
+
+
+def _when_missing(test: ast.expr, p: str) -> str | None:
+    """Which branch of an `if` on `test` runs when `p` is missing (None): "body" for `p is None` and `not
+    p`, "orelse" for `p is not None` and `p`; None for any other test."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and _plain_name(test.left) == p:
+        right = test.comparators[0]
+        if isinstance(right, ast.Constant) and right.value is None:
+            return (
+                "body"
+                if isinstance(test.ops[0], ast.Is)
+                else "orelse"
+                if isinstance(test.ops[0], ast.IsNot)
+                else None
+            )
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _plain_name(test.operand) == p:
+        return "body"
+    return "orelse" if isinstance(test, ast.Name) and test.id == p else None
+
+
+def _defaults_filled(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, gone: set[str], still: set[str]
+) -> list[tuple[str, str]]:
+    """(kept parameter, removed parameter) where `fn` assigns the kept one, when it is missing, a value
+    built from the removed one: in the branch of `if p is None:` (or `if not p:`, or the `else` of `if p is
+    not None:`) that runs then, or as `p = p or f(r)` / `p = p if p is not None else f(r)`."""
+    out: list[tuple[str, str]] = []
+
+    def assigned(stmt: ast.AST) -> list[tuple[str, ast.expr]]:
+        if isinstance(stmt, ast.Assign):
+            return [(t.id, stmt.value) for t in stmt.targets if isinstance(t, ast.Name)]
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            return [(stmt.target.id, stmt.value)]
+        return []
+
+    for node in ast.walk(fn):
+        if isinstance(node, ast.If):
+            for p in sorted(still):
+                branch = _when_missing(node.test, p)
+                if branch is None:
+                    continue
+                for stmt in (s for top in getattr(node, branch) for s in ast.walk(top)):
+                    out += [(p, r) for t, v in assigned(stmt) if t == p for r in sorted(_names_in(v) & gone)]
+        for target, value in assigned(node):
+            if target in still:
+                out += [(target, r) for r in sorted(_names_in(_built_when_missing(value, target)) & gone)]
+    return out
+
+
+def _built_when_missing(value: ast.expr, p: str) -> ast.AST:
+    """What `p = value` gives `p` when it was missing: the rest of `p or f(r)`, the branch of `f(r) if p is
+    None else p` that runs then; an empty module when `value` is no such fallback."""
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and _plain_name(value.values[0]) == p:
+        return ast.Tuple(elts=value.values[1:], ctx=ast.Load())
+    if isinstance(value, ast.IfExp):
+        branch = _when_missing(value.test, p)
+        if branch is not None:
+            return value.body if branch == "body" else value.orelse
+    return ast.Module(body=[], type_ignores=[])

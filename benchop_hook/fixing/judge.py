@@ -22,7 +22,14 @@ from benchop_hook.analysis.signatures import Signature
 from benchop_hook.fixing.context import change_signatures, value_source
 from benchop_hook.fixing.explicit import plan_explicit
 from benchop_hook.fixing.imports import import_fixes, imports_in_functions
-from benchop_hook.fixing.judging import DefaultPins, Judging, moved_values, pins_for, test_checks
+from benchop_hook.fixing.judging import (
+    DefaultPins,
+    Judging,
+    defaults_lost,
+    moved_values,
+    pins_for,
+    test_checks,
+)
 from benchop_hook.fixing.plan import (
     ArgOp,
     NoPlan,
@@ -69,7 +76,12 @@ def judge_file(
             findings.append(f)
     routed, route_map = routes(az, findings, j.by_old)
     imports, renames, notes = import_fixes(az.mi, j, route_map, imports_in_functions(data))
-    routed += _removed_imports(path, data, notes, j)
+    removed = _removed_imports(path, data, notes, j)
+    routed += removed
+    # A note the finding on its import statement says again is left out: one line per thing to do.
+    notes = [
+        n for n in notes if not any(f.op == n.name and n.module and n.module in f.problem for f in removed)
+    ]
     if not routed and not imports and not reaches:
         return None
     reached = tuple(dict.fromkeys(reaches))
@@ -426,7 +438,7 @@ def _judge_binding(
     values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, taught.values)
     span = (site.lineno, site.end_lineno)
     varies = (lambda src: cases.why_a_choice(src, span)) if cases is not None and method is None else None
-    moved = moved_values(j, change.old or ref, ref, old_sig, new_sig, method) if ref else None
+    moved = _moved(j, change, args, old_sig, new_sig, method)
     extras = dp.pins + taught.extras
     p = plan(args, old_sig, new_sig, edits, values, extras, site.scope_names, own, drops, varies, moved)
     if not isinstance(p, NoPlan):
@@ -441,6 +453,24 @@ def _judge_binding(
     )
     why = f"not rewritten: {as_clause(p.reason)}"
     return routed or Finding(site, op, status, problem, why_not=why, info=dp.info, method=method)
+
+
+def _moved(
+    j: Judging,
+    change: OpChange,
+    args: tuple[Arg, ...],
+    old_sig: Signature,
+    new_sig: Signature,
+    method: str | None,
+) -> dict[str, str] | None:
+    """Removed parameter -> why its value can't just be dropped (`plan`'s `moved`)."""
+    ref = change.new
+    if ref is None:
+        return None
+    moved = moved_values(j, change.old or ref, ref, old_sig, new_sig, method)
+    if method is not None:
+        return moved
+    return {**defaults_lost(j, change.old or ref, ref, old_sig, new_sig, args), **moved}
 
 
 def _moved_out(

@@ -8,13 +8,21 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from benchop_hook.analysis.callsites import CallSite
+from benchop_hook.analysis.callsites import Arg, CallSite
 from benchop_hook.analysis.changes import OpChange
-from benchop_hook.analysis.edits import Edit, gained_elsewhere, public_callables, read_from_another
+from benchop_hook.analysis.edits import (
+    Edit,
+    defaults_built_from,
+    gained_elsewhere,
+    public_callables,
+    read_from_another,
+)
 from benchop_hook.analysis.evidence import TestEvidence
+from benchop_hook.analysis.examples import bound_args
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Kind, Signature, free_names, is_constant_source
+from benchop_hook.fixing.plan import BUILT_FROM
 
 
 @dataclass(frozen=True)
@@ -299,6 +307,35 @@ def moved_values(
         return {**out, **read}
     # The commit's own interface first: it names where the value went.
     return {**out, **gained_elsewhere(old_tree, new_mi.tree, new_ref.name, removed), **read}
+
+
+def defaults_lost(
+    j: Judging,
+    old_ref: ClassRef,
+    new_ref: ClassRef,
+    old_sig: Signature,
+    new_sig: Signature,
+    args: Sequence[Arg],
+) -> dict[str, str]:
+    """Removed parameter the call passes -> why dropping it loses a value: the old constructor built the
+    default of another parameter from it, which the call leaves out (`defaults_built_from`). Only for a call
+    with no splat: one whose `**kwargs` may pass that parameter is the run's to decide."""
+    bv = bound_args(args, old_sig)
+    old_p = j.commit_old_p
+    if not bv or old_p is None:
+        return {}
+    removed = [p for p in bv if new_sig.get(p) is None]
+    kept = [p.name for p in new_sig.params if p.name not in bv and old_sig.get(p.name) is not None]
+    if not removed or not kept:
+        return {}
+    built = defaults_built_from(_class_nodes(old_p, old_ref), _class_nodes(j.new_p, new_ref), removed, kept)
+    return {r: BUILT_FROM + p for r, p in built.items()}
+
+
+def _class_nodes(project: Project, ref: ClassRef) -> list[ast.ClassDef]:
+    """The class's definition and its ancestors' found in the repository."""
+    infos = (project.class_info(r) for r in (ref, *project.ancestors(ref)))
+    return [ci.node for ci in infos if ci is not None and ci.node is not None]
 
 
 def _annotation(sig: Signature, name: str) -> str | None:

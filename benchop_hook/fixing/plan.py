@@ -300,6 +300,21 @@ def default_pins(args: Sequence[Arg], old: Signature, new: Signature, edits: Seq
     ]
 
 
+# A `moved` reason that names the parameter whose default the old constructor built from the removed one.
+BUILT_FROM = "built the default of "
+
+
+def moved_clause(why: str) -> str:
+    """What to say of a value the call passes and the commit moved (`why`: `moved` of `plan`)."""
+    if why.startswith(BUILT_FROM):
+        other = why[len(BUILT_FROM) :]
+        return (
+            f"from which the old constructor built the default of '{other}', left at its bare default now: "
+            f"pass {other} by hand"
+        )
+    return f"a value the commit moved elsewhere ({why}): move it there by hand"
+
+
 def plan(
     args: Sequence[Arg],
     old: Signature,
@@ -317,7 +332,8 @@ def plan(
 
     `own_name(p)`: the updated tests pass a variable named `p` for parameter `p` (settles a
     contested slot). `drops_choice(p, value)`: the updated tests drop `p=value` the same way.
-    `moved`: removed parameter -> where the updated tests pass its value now (another call).
+    `moved`: removed parameter -> where the updated tests pass its value now (another call), or the
+    parameter whose default the old constructor built from it (`BUILT_FROM`).
     """
     if shape(args).splatted:
         return NoPlan("passes *args/**kwargs")
@@ -383,10 +399,7 @@ def plan(
                 choice=(i, p_old, a.source),
             )
         if p_new is None and moved and p_old in moved and not _is_old_default(a.source, old.get(p_old)):
-            return NoPlan(
-                f"passes {p_old}={a.source}, a value the commit moved elsewhere "
-                f"({moved[p_old]}): move it there by hand",
-            )
+            return NoPlan(f"passes {p_old}={a.source}, {moved_clause(moved[p_old])}")
         if p_new is None:
             ops.append(ArgOp("drop", i))
             notes.append(f"dropped {a.source} ('{p_old}' was removed)")

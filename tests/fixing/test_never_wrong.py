@@ -1193,3 +1193,73 @@ def test_a_default_spelled_through_another_import_is_no_change(tmp_path: Path) -
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout == ""
     assert "pin" not in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("call", "new_body", "hand_edit"),
+    [
+        ('Wrapper("model", cfg)', "        self.ctx = ctx\n", True),
+        ('Wrapper("model", cfg, Context(cfg))', "        self.ctx = ctx\n", False),
+        ('Wrapper("model", cfg)', "        self.ctx = ctx if ctx is not None else Context(None)\n", False),
+    ],
+)
+def test_a_value_the_old_constructor_built_another_default_from_is_not_dropped(
+    tmp_path: Path, call: str, new_body: str, hand_edit: bool
+) -> None:
+    # Megatron 43db8c1: the base `__init__(self, model, config, ctx=None)` did `if ctx is None: ctx =
+    # Context.from_config(config)`; `config` went, and the new code keeps ctx=None as it is. Dropping
+    # `config` from `Wrapper(model, config)` built no context at all (a crash on first use, the sizes lost).
+    # A call that passes its own context, or a new class that still fills a missing one, loses nothing.
+    base = (
+        "class Context:\n    def __init__(self, cfg):\n        self.cfg = cfg\n\n\n"
+        "class Base:\n    def __init__(self, model, {}ctx=None):\n{}"
+        "\n\nclass Wrapper(Base):\n    pass\n"
+    )
+    old_body = (
+        "        if ctx is None:\n            ctx = Context.from_config(config)\n        self.ctx = ctx\n"
+    )
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/wrap.py": base.format("config, ", old_body),
+            "benchmarks/bench_w.py": f"from pkg.wrap import Context, Wrapper\n\n\ndef run(cfg):\n    return {call}\n",
+        },
+    )
+    repo.write("pkg/wrap.py", base.format("", new_body))
+    repo.commit("the context is the caller's to build")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    if hand_edit:
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "from which the old constructor built the default of 'ctx', left at its bare default now: pass ctx by hand" in r.stderr, r.stderr
+        assert r.stdout == ""
+    else:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "-    return " + call in r.stdout, r.stdout
+
+
+def test_a_class_renamed_in_its_module_is_no_successor_of_a_deleted_namesake(tmp_path: Path) -> None:
+    # Megatron 3a51832: the new tokenizer package deleted, and in the same commit the legacy base class renamed
+    # back to the deleted factory's name in its own module. The import of the factory was pointed at the
+    # unrelated base ("every call binds"), though the renamed class is the base's own successor.
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/newtok.py": 'class Tok:\n    """A factory."""\n\n    def __init__(self):\n'
+            '        raise TypeError("use from_pretrained")\n',
+            "pkg/legacy.py": 'class LegacyTok:\n    """A base."""\n\n    def __init__(self, *paths):\n'
+            "        self.paths = paths\n",
+            "benchmarks/bench_tok.py": "from pkg.newtok import Tok\n\n\ndef run():\n    return Tok()\n",
+        },
+    )
+    repo.git("rm", "-q", "pkg/newtok.py")
+    repo.replace("pkg/legacy.py", "class LegacyTok:", "class Tok:")
+    repo.commit("revert the new tokenizers")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "pkg.legacy.Tok" not in r.stdout, r.stdout
+    assert "Tok() -> removed, or moved to pkg.legacy.Tok" in r.stdout + r.stderr, r.stdout + r.stderr
+    assert (r.stdout + r.stderr).count("imports Tok from pkg.newtok") == 1, r.stdout + r.stderr

@@ -53,6 +53,8 @@ class Edit:
             return f"'{self.name}' removed"
         if k is EditKind.ADDED_REQUIRED:
             return f"'{self.name}' added (required)"
+        if k is EditKind.ADDED_OPTIONAL and self.new_kind in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD):
+            return f"'{'*' if self.new_kind is Kind.VAR_POSITIONAL else '**'}{self.name}' added"
         if k is EditKind.ADDED_OPTIONAL:
             return f"'{self.name}' added (default {self.new_default})"
         if k is EditKind.RENAMED:
@@ -582,3 +584,35 @@ def _built_when_missing(value: ast.expr, p: str) -> ast.AST:
         if branch is not None:
             return value.body if branch == "body" else value.orelse
     return ast.Module(body=[], type_ignores=[])
+
+
+def accepted_values(classes: Sequence[ast.ClassDef], param: str) -> list[object] | None:
+    """The values a constructor of `classes` (the class and its ancestors) accepts for `param` when it
+    checks it against a literal list: `assert p in ['a', 'b']`, or `if p not in ('a', 'b'): raise ...`.
+    None when no `__init__` checks it so."""
+    for cls in classes:
+        for fn in cls.body:
+            if not (isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == "__init__"):
+                continue
+            for node in ast.walk(fn):
+                test = node.test if isinstance(node, ast.Assert) else None
+                if isinstance(node, ast.If) and node.body and isinstance(node.body[0], ast.Raise):
+                    test = node.test
+                    op: type[ast.cmpop] = ast.NotIn
+                else:
+                    op = ast.In
+                found = _membership(test, param, op) if test is not None else None
+                if found is not None:
+                    return found
+    return None
+
+
+def _membership(test: ast.expr, param: str, op: type[ast.cmpop]) -> list[object] | None:
+    """The constants of `param in [...]` (or `not in`, as `op` says), when `test` is exactly that."""
+    if not (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == param):
+        return None
+    values = test.comparators[0] if len(test.ops) == 1 and isinstance(test.ops[0], op) else None
+    if not isinstance(values, (ast.List, ast.Tuple, ast.Set)):
+        return None
+    out: list[object] = [e.value for e in values.elts if isinstance(e, ast.Constant)]
+    return out if len(out) == len(values.elts) else None

@@ -12,6 +12,7 @@ from benchop_hook.analysis.callsites import Arg, CallSite
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import (
     Edit,
+    accepted_values,
     defaults_built_from,
     gained_elsewhere,
     public_callables,
@@ -108,7 +109,7 @@ def pins_for(
             # the same object, spelled through another import. Nothing changed for the call.
             continue
         what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
-        why_not = _why_not_pinned(e, new_sig, j, old_module)
+        why_not = _why_not_pinned(e, new_sig, j, old_module) or _rejected_now(e, ref, j)
         if why_not is not None:
             info.append(f"{what}; {why_not}")
         elif free_names(e.old_default or "") - site.scope_names:
@@ -199,6 +200,25 @@ def _why_not_pinned(e: Edit, new_sig: Signature, j: Judging, old_module: str | N
         # List[str]]] = None` (stop words). Pinned, a flag went into the stop words.
         return f"not pinned: '{e.name}' takes {ann} now, which {e.old_default} is not"
     return None
+
+
+def _rejected_now(e: Edit, ref: ClassRef | None, j: Judging) -> str | None:
+    """Why an old default is not pinned: the new constructor checks the parameter against a list of values,
+    which the old default is not among (pyg 3e0e5a4: `return_type='log_proba'` became 'log_prob', and
+    `assert return_type in ['log_prob', 'prob', 'raw']`: pinned, the benchmark failed at once)."""
+    if ref is None or not j.pin_defaults or not is_constant_source(e.old_default or ""):
+        return None
+    allowed = accepted_values(_class_nodes(j.new_p, ref), e.name)
+    try:
+        old = ast.literal_eval(e.old_default or "")
+    except (ValueError, SyntaxError):
+        return None
+    if allowed is None or old in allowed:
+        return None
+    values = ", ".join(map(repr, allowed))
+    return (
+        f"not pinned: the new constructor accepts only {values} for '{e.name}', which {e.old_default} is not"
+    )
 
 
 def _same_object(

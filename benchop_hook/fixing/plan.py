@@ -156,6 +156,8 @@ def classify(
     pmap = param_map(list(edits), old)
     old_t, new_t = _targets(args, old) or [], _targets(args, new) or []
     for a, o, n in zip(args, old_t, new_t):
+        if old.get(o) is not None and new.get(n) is None:
+            return _into_a_catch_all(a, o, pmap, new)
         if a.kind == "pos" and pmap.get(o, o) != n and _named_for(a.source) == n:
             # `Wrapper(model, inference_wrapper_config)` that now reaches `inference_wrapper_config`: the
             # name says where it was meant to go (a revert puts it back there), so pinning the old binding
@@ -168,6 +170,21 @@ def classify(
         if a.kind == "pos" and pmap.get(o, o) != n and not _same_values(args, old, new, old_t, new_t, pmap):
             return Status.SHIFTED, f"argument {a.source} now reaches '{n}' instead of '{o}'"
     return Status.OK, "binds with the same meaning"
+
+
+def _into_a_catch_all(a: Arg, o: str, pmap: Mapping[str, str | None], new: Signature) -> tuple[Status, str]:
+    """An argument that bound parameter `o` and goes into the new `*args` or `**kwargs` now: a keyword whose
+    parameter was renamed is shifted (its rename is the fix); anything else binds, but where it goes now
+    (pyg d99fc69e: `forward(inputs, conv_layer=None)` -> `forward(*args, **kwargs)`) only a run can tell,
+    and dropping it as "removed" would drop the Op's inputs."""
+    into = "*args" if a.kind == "pos" else "**kwargs"
+    renamed = pmap.get(o, o)
+    if a.kind == "kw" and renamed is not None and renamed != o and new.get(renamed) is not None:
+        return Status.SHIFTED, f"argument {o}={a.source} now goes into {into} instead of '{renamed}'"
+    return (
+        Status.UNKNOWN,
+        f"unknown: the run decides (argument {a.source} now goes into {into} instead of '{o}')",
+    )
 
 
 def keywords_only_unharmed(args: Sequence[Arg], old: Signature, edits: Sequence[Edit]) -> bool:

@@ -1232,7 +1232,10 @@ def test_a_value_the_old_constructor_built_another_default_from_is_not_dropped(
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     if hand_edit:
         assert r.returncode == 1, r.stdout + r.stderr
-        assert "from which the old constructor built the default of 'ctx', left at its bare default now: pass ctx by hand" in r.stderr, r.stderr
+        assert (
+            "from which the old constructor built the default of 'ctx', left at its bare default now: pass ctx by hand"
+            in r.stderr
+        ), r.stderr
         assert r.stdout == ""
     else:
         assert r.returncode == 0, r.stdout + r.stderr
@@ -1263,3 +1266,70 @@ def test_a_class_renamed_in_its_module_is_no_successor_of_a_deleted_namesake(tmp
     assert "pkg.legacy.Tok" not in r.stdout, r.stdout
     assert "Tok() -> removed, or moved to pkg.legacy.Tok" in r.stdout + r.stderr, r.stdout + r.stderr
     assert (r.stdout + r.stderr).count("imports Tok from pkg.newtok") == 1, r.stdout + r.stderr
+
+
+def test_arguments_that_go_into_a_new_star_args_are_never_dropped(tmp_path: Path) -> None:
+    # pyg d99fc69e: `forward(inputs, conv_layer=None, norm_layer=None)` became `forward(*args, **kwargs)`.
+    # Every argument was "removed" and dropped, the inputs too: `layer()`, exit 0.
+    layer = "class Layer:\n    def __init__(self, block='res'):\n        self.block = block\n\n    {}\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/layer.py": layer.format(
+                "def forward(self, inputs, conv=None):\n        return conv(inputs)"
+            ),
+            "benchmarks/bench_l.py": "from pkg.layer import Layer\n\n\ndef run(x, conv):\n"
+            "    return Layer().forward((x, 1), conv)\n",
+        },
+    )
+    repo.write("pkg/layer.py", layer.format("def forward(self, *args, **kwargs):\n        return args"))
+    repo.commit("forward takes anything")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.stdout == "", r.stdout
+    assert "unknown: the run decides (argument (x, 1) now goes into *args instead of 'inputs')" in r.stderr
+    assert "'*args' added; '**kwargs' added" in r.stderr, r.stderr
+
+
+def test_a_renamed_keyword_a_new_star_star_kwargs_would_swallow_is_renamed(tmp_path: Path) -> None:
+    # pyg c75e80d9: `dropout_att` renamed `dropout` in a constructor that takes `**kwargs` (forwarded to an
+    # inner layer). `dropout_att=0.3` still bound, into the kwargs, and was reported "binds with the same
+    # meaning", exit 0: the pooling ran without its dropout.
+    pool = "class Pool:\n    def __init__(self, n, {}=0.0, **kwargs):\n        self.kw = kwargs\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/pool.py": pool.format("dropout_att"),
+            "benchmarks/bench_p.py": "from pkg.pool import Pool\n\n\ndef run():\n"
+            "    return Pool(16, dropout_att=0.3)\n",
+        },
+    )
+    repo.write("pkg/pool.py", pool.format("dropout"))
+    repo.commit("rename dropout_att")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "+    return Pool(16, dropout=0.3)" in r.stdout, r.stdout + r.stderr
+
+
+def test_an_old_default_the_new_constructor_rejects_is_not_pinned(tmp_path: Path) -> None:
+    # pyg 3e0e5a4: `return_type='log_proba'` became 'log_prob', and the constructor asserts `return_type in
+    # ['log_prob', 'prob', 'raw']`. 'log_proba' was pinned, exit 0, and the benchmark failed the assertion.
+    op = "class Explainer:\n    def __init__(self, model, kind='{}'):\n        assert kind in [{}]\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/ex.py": op.format("log_proba", "'log_proba', 'raw'"),
+            "benchmarks/bench_e.py": "from pkg.ex import Explainer\n\n\ndef run():\n    return Explainer(None)\n",
+        },
+    )
+    repo.write("pkg/ex.py", op.format("log_prob", "'log_prob', 'raw'"))
+    repo.commit("respell the kinds")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout == "", r.stdout
+    assert "not pinned: the new constructor accepts only 'log_prob', 'raw' for 'kind'" in r.stderr, r.stderr

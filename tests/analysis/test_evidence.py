@@ -200,8 +200,7 @@ def test_a_new_parameter_inserted_after_the_slot_makes_the_slot_no_evidence(
         assert text == ALIGN_BENCH, "never total_tokens=numel"
         assert (
             "leaves 'total_tokens' open: it could be numel (the argument in its slot) or the variable "
-            "total_tokens in scope"
-            in out
+            "total_tokens in scope" in out
         )
 
 

@@ -1224,7 +1224,8 @@ def test_a_value_the_old_constructor_built_another_default_from_is_not_dropped(
         {
             "pkg/__init__.py": "",
             "pkg/wrap.py": base.format("config, ", old_body),
-            "benchmarks/bench_w.py": f"from pkg.wrap import Context, Wrapper\n\n\ndef run(cfg):\n    return {call}\n",
+            "benchmarks/bench_w.py": "from pkg.wrap import Context, Wrapper\n\n\ndef run(cfg):\n"
+            f"    return {call}\n",
         },
     )
     repo.write("pkg/wrap.py", base.format("", new_body))
@@ -1233,8 +1234,8 @@ def test_a_value_the_old_constructor_built_another_default_from_is_not_dropped(
     if hand_edit:
         assert r.returncode == 1, r.stdout + r.stderr
         assert (
-            "from which the old constructor built the default of 'ctx', left at its bare default now: pass ctx by hand"
-            in r.stderr
+            "from which the old constructor built the default of 'ctx', left at its bare default now: "
+            "pass ctx by hand" in r.stderr
         ), r.stderr
         assert r.stdout == ""
     else:
@@ -1243,9 +1244,9 @@ def test_a_value_the_old_constructor_built_another_default_from_is_not_dropped(
 
 
 def test_a_class_renamed_in_its_module_is_no_successor_of_a_deleted_namesake(tmp_path: Path) -> None:
-    # Megatron 3a51832: the new tokenizer package deleted, and in the same commit the legacy base class renamed
-    # back to the deleted factory's name in its own module. The import of the factory was pointed at the
-    # unrelated base ("every call binds"), though the renamed class is the base's own successor.
+    # Megatron 3a51832: the new tokenizer package deleted, and in the same commit the legacy base class
+    # renamed back to the deleted factory's name in its own module. The import of the factory was pointed at
+    # the unrelated base ("every call binds"), though the renamed class is the base's own successor.
     repo = _layout(
         tmp_path,
         OBJ_OPS,
@@ -1324,7 +1325,8 @@ def test_an_old_default_the_new_constructor_rejects_is_not_pinned(tmp_path: Path
         {
             "pkg/__init__.py": "",
             "pkg/ex.py": op.format("log_proba", "'log_proba', 'raw'"),
-            "benchmarks/bench_e.py": "from pkg.ex import Explainer\n\n\ndef run():\n    return Explainer(None)\n",
+            "benchmarks/bench_e.py": "from pkg.ex import Explainer\n\n\ndef run():\n"
+            "    return Explainer(None)\n",
         },
     )
     repo.write("pkg/ex.py", op.format("log_prob", "'log_prob', 'raw'"))
@@ -1333,3 +1335,44 @@ def test_an_old_default_the_new_constructor_rejects_is_not_pinned(tmp_path: Path
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout == "", r.stdout
     assert "not pinned: the new constructor accepts only 'log_prob', 'raw' for 'kind'" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("tests", [1, 2])
+def test_a_constant_one_updated_test_gives_a_new_required_parameter_is_its_own(
+    tmp_path: Path, tests: int
+) -> None:
+    # pyg c4c787ba: `GraphUNet(channels, depth)` -> `(in_channels, hidden_channels, out_channels, depth)`, and
+    # the one test updated went from `GraphUNet(16, depth=3)` to `GraphUNet(16, 32, 8, depth=3)`. Its 32 and 8
+    # were copied into the benchmark, whose 32 channels then came out as 8. Two tests of different sizes that
+    # both add the same constant show it is the commit's choice.
+    op = "class UNet:\n    def __init__(self, {}, depth):\n        self.depth = depth\n"
+    calls = [
+        ("UNet(16, depth=3)", "UNet(16, 32, 8, depth=3)"),
+        ("UNet(64, depth=2)", "UNet(64, 32, 8, depth=2)"),
+    ]
+    test = "from pkg.unet import UNet\n\n\n" + "".join(
+        f"def test_{k}():\n    assert {{{k}}}\n\n\n" for k in range(tests)
+    )
+    repo = _layout(
+        tmp_path,
+        'op-paths = ["pkg/**/*.py"]\nop-bases = ["object"]\nbenchmark-paths = ["benchmarks/**/*.py"]\n'
+        'test-paths = ["tests/**/*.py"]\n',
+        {
+            "pkg/__init__.py": "",
+            "pkg/unet.py": op.format("channels"),
+            "tests/test_unet.py": test.format(*(old for old, _ in calls[:tests])),
+            "benchmarks/bench_u.py": "from pkg.unet import UNet\n\n\ndef run():\n"
+            "    return UNet(32, depth=3)\n",
+        },
+    )
+    repo.write("pkg/unet.py", op.format("in_channels, hidden_channels, out_channels"))
+    repo.write("tests/test_unet.py", test.format(*(new for _, new in calls[:tests])))
+    repo.commit("separate channels")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    if tests == 1:
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "passes hidden_channels=32 (tests/test_unet.py:5), a value of its own" in r.stderr, r.stderr
+        assert r.stdout == ""
+    else:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "hidden_channels=32, out_channels=8" in r.stdout, r.stdout

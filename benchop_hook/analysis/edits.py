@@ -545,45 +545,73 @@ def _when_missing(test: ast.expr, p: str) -> str | None:
     return "orelse" if isinstance(test, ast.Name) and test.id == p else None
 
 
-def _defaults_filled(
-    fn: ast.FunctionDef | ast.AsyncFunctionDef, gone: set[str], still: set[str]
-) -> list[tuple[str, str]]:
-    """(kept parameter, removed parameter) where `fn` assigns the kept one, when it is missing, a value
-    built from the removed one: in the branch of `if p is None:` (or `if not p:`, or the `else` of `if p is
-    not None:`) that runs then, or as `p = p or f(r)` / `p = p if p is not None else f(r)`."""
-    out: list[tuple[str, str]] = []
+def _fallbacks(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> list[tuple[str, ast.AST]]:
+    """(parameter, value) where `fn` gives one of `params`, when it is missing, a value of its own: in the
+    branch of `if p is None:` (or `if not p:`, or the `else` of `if p is not None:`) that runs then, or as
+    `p = p or v` / `p = p if p is not None else v` (also into `self.p`)."""
+    out: list[tuple[str, ast.AST]] = []
 
     def assigned(stmt: ast.AST) -> list[tuple[str, ast.expr]]:
         if isinstance(stmt, ast.Assign):
-            return [(t.id, stmt.value) for t in stmt.targets if isinstance(t, ast.Name)]
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
-            return [(stmt.target.id, stmt.value)]
+            return [(n, stmt.value) for t in stmt.targets if (n := _target(t))]
+        if isinstance(stmt, ast.AnnAssign) and stmt.value is not None and (n := _target(stmt.target)):
+            return [(n, stmt.value)]
         return []
 
     for node in ast.walk(fn):
         if isinstance(node, ast.If):
-            for p in sorted(still):
+            for p in sorted(params):
                 branch = _when_missing(node.test, p)
                 if branch is None:
                     continue
                 for stmt in (s for top in getattr(node, branch) for s in ast.walk(top)):
-                    out += [(p, r) for t, v in assigned(stmt) if t == p for r in sorted(_names_in(v) & gone)]
+                    out += [(p, v) for t, v in assigned(stmt) if t == p]
         for target, value in assigned(node):
-            if target in still:
-                out += [(target, r) for r in sorted(_names_in(_built_when_missing(value, target)) & gone)]
+            if target in params and (fallback := _built_when_missing(value, target)) is not None:
+                out.append((target, fallback))
     return out
 
 
-def _built_when_missing(value: ast.expr, p: str) -> ast.AST:
-    """What `p = value` gives `p` when it was missing: the rest of `p or f(r)`, the branch of `f(r) if p is
-    None else p` that runs then; an empty module when `value` is no such fallback."""
+def _target(t: ast.expr) -> str | None:
+    """The parameter an assignment target names: `p`, or `self.p`."""
+    if isinstance(t, ast.Name):
+        return t.id
+    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+        return t.attr
+    return None
+
+
+def _defaults_filled(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, gone: set[str], still: set[str]
+) -> list[tuple[str, str]]:
+    """(kept parameter, removed parameter) where `fn` gives the kept one, when it is missing, a value built
+    from the removed one (`_fallbacks`)."""
+    return [(p, r) for p, v in _fallbacks(fn, still) for r in sorted(_names_in(v) & gone)]
+
+
+def filled_when_missing(classes: Sequence[ast.ClassDef], param: str) -> list[str]:
+    """The values (source) an `__init__` of `classes` gives `param` when the call leaves it at None: the
+    ruff B006 idiom, `def f(x=None): if x is None: x = [..]`, where `[..]` was the default before."""
+    return [
+        ast.unparse(v)
+        for cls in classes
+        for fn in cls.body
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == "__init__"
+        for p, v in _fallbacks(fn, {param})
+    ]
+
+
+def _built_when_missing(value: ast.expr, p: str) -> ast.expr | None:
+    """What `p = value` gives `p` when it was missing: the rest of `p or v` (one value), the branch of `v
+    if p is None else p` that runs then; None when `value` is no such fallback."""
     if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and _plain_name(value.values[0]) == p:
-        return ast.Tuple(elts=value.values[1:], ctx=ast.Load())
+        rest = value.values[1:]
+        return rest[0] if len(rest) == 1 else ast.BoolOp(op=ast.Or(), values=rest)
     if isinstance(value, ast.IfExp):
         branch = _when_missing(value.test, p)
         if branch is not None:
             return value.body if branch == "body" else value.orelse
-    return ast.Module(body=[], type_ignores=[])
+    return None
 
 
 def accepted_values(classes: Sequence[ast.ClassDef], param: str) -> list[object] | None:

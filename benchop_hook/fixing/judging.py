@@ -14,6 +14,7 @@ from benchop_hook.analysis.edits import (
     Edit,
     accepted_values,
     defaults_built_from,
+    filled_when_missing,
     gained_elsewhere,
     public_callables,
     read_from_another,
@@ -22,7 +23,7 @@ from benchop_hook.analysis.evidence import TestEvidence
 from benchop_hook.analysis.examples import bound_args
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.project import Project
-from benchop_hook.analysis.signatures import Kind, Signature, free_names, is_constant_source
+from benchop_hook.analysis.signatures import Kind, Signature, free_names, is_constant_source, same_default
 from benchop_hook.fixing.plan import BUILT_FROM
 
 
@@ -108,6 +109,10 @@ def pins_for(
             # hqq 255c55e: `compute_dtype=torch.float16` became `float16` after `from torch import float16`:
             # the same object, spelled through another import. Nothing changed for the call.
             continue
+        if _restored(e, ref, j):
+            # pyg 45fb6530, kornia 52cee42a (ruff B006): `attrs=["x"]` became `attrs=None`, and `__init__`
+            # does `if attrs is None: attrs = ["x"]`. Nothing changed for the call.
+            continue
         what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
         why_not = _why_not_pinned(e, new_sig, j, old_module) or _rejected_now(e, ref, j)
         if why_not is not None:
@@ -192,6 +197,9 @@ def _why_not_pinned(e: Edit, new_sig: Signature, j: Judging, old_module: str | N
         # nanotron's SGDOptimizerArgs(name="SGD") -> "sgd", checked `== "sgd"` from then on: the same choice
         # spelled anew, and the old spelling is what the code stopped accepting.
         return "not pinned: the same choice, respelled"
+    if e.old_default and e.new_default and _same_values(e.old_default, e.new_default):
+        # kornia 52cee42a (ruff B006): `data_keys=[DataKey.INPUT]` became `(DataKey.INPUT,)`.
+        return "not pinned: the same values, in another kind of sequence"
     if not is_constant_source(e.old_default or ""):
         return "not pinned: the old default is not a constant"
     ann = _annotation(new_sig, e.name)
@@ -218,6 +226,32 @@ def _rejected_now(e: Edit, ref: ClassRef | None, j: Judging) -> str | None:
     values = ", ".join(map(repr, allowed))
     return (
         f"not pinned: the new constructor accepts only {values} for '{e.name}', which {e.old_default} is not"
+    )
+
+
+def _restored(e: Edit, ref: ClassRef | None, j: Judging) -> bool:
+    """The new default is None, and the new constructor gives the parameter the old default when it is
+    None (or the same values in another kind of sequence: `[a]` -> `(a,)`)."""
+    if ref is None or e.new_default != "None" or e.old_default is None:
+        return False
+    return any(
+        _same_values(v, e.old_default) for v in filled_when_missing(_class_nodes(j.new_p, ref), e.name)
+    )
+
+
+def _same_values(a: str, b: str) -> bool:
+    """Two sources of the same value, or of lists or tuples of the same elements in the same order."""
+    if same_default(a, b):
+        return True
+    try:
+        x, y = ast.parse(a, mode="eval").body, ast.parse(b, mode="eval").body
+    except SyntaxError:
+        return False
+    seqs = (ast.List, ast.Tuple)
+    return (
+        isinstance(x, seqs)
+        and isinstance(y, seqs)
+        and [ast.dump(e) for e in x.elts] == [ast.dump(e) for e in y.elts]
     )
 
 

@@ -1376,3 +1376,33 @@ def test_a_constant_one_updated_test_gives_a_new_required_parameter_is_its_own(
     else:
         assert r.returncode == 0, r.stdout + r.stderr
         assert "hidden_channels=32, out_channels=8" in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "keys=None):\n        if keys is None:\n            keys = [Key.X]\n        self.keys = keys\n",
+        "keys=None):\n        self.keys = keys or [Key.X]\n",
+        "keys=(Key.X,)):\n        self.keys = keys\n",
+    ],
+)
+def test_a_mutable_default_made_safe_is_no_change_to_pin(tmp_path: Path, new: str) -> None:
+    # kornia 52cee42a, pyg 45fb6530 (ruff B006): `keys=[Key.X]` became `keys=None` restored in the body, or
+    # the same values as a tuple. A pin was asked for by hand (Key not imported in the benchmark), exit 1.
+    op = "from pkg.keys import Key\n\n\nclass Mix:\n    def __init__(self, p=0.5, {}"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/keys.py": "import enum\n\n\nclass Key(enum.Enum):\n    X = 0\n",
+            "pkg/mix.py": op.format("keys=[Key.X]):\n        self.keys = keys\n"),
+            "benchmarks/bench_m.py": "from pkg.mix import Mix\n\n\ndef run():\n    return Mix(p=1.0)\n",
+        },
+    )
+    repo.write("pkg/mix.py", op.format(new))
+    repo.commit("no mutable defaults")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout == "", r.stdout
+    assert "by hand" not in r.stderr, r.stderr

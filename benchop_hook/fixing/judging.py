@@ -109,6 +109,9 @@ def pins_for(
             # hqq 255c55e: `compute_dtype=torch.float16` became `float16` after `from torch import float16`:
             # the same object, spelled through another import. Nothing changed for the call.
             continue
+        if _renamed_alongside(e.old_default, old_ref, e.new_default, ref, j):
+            # kornia 8856d821: `kernel_function=Kernel.xu` became `MIKernel.xu` as the enum was renamed.
+            continue
         if _restored(e, ref, j):
             # pyg 45fb6530, kornia 52cee42a (ruff B006): `attrs=["x"]` became `attrs=None`, and `__init__`
             # does `if attrs is None: attrs = ["x"]`. Nothing changed for the call.
@@ -269,6 +272,33 @@ def _same_object(
         return False
     a, b = _expanded(old, old_ref, old_p), _expanded(new, new_ref, new_p)
     return a is not None and a == b
+
+
+def _renamed_alongside(
+    old: str | None, old_ref: ClassRef | None, new: str | None, new_ref: ClassRef | None, j: Judging
+) -> bool:
+    """`A.x` -> `B.x` where the commit renamed (or moved) the class A to B: the same member."""
+    if old is None or new is None or old_ref is None or new_ref is None:
+        return False
+    a_head, _, a_rest = old.partition(".")
+    b_head, _, b_rest = new.partition(".")
+    if not a_rest or a_rest != b_rest or a_head == b_head or not re.fullmatch(r"[\w.]+", old + new):
+        return False
+    a = j.old_p.resolve_name(old_ref.module, a_head)
+    b = j.new_p.resolve_name(new_ref.module, b_head)
+    if not isinstance(a, ClassRef) or not isinstance(b, ClassRef):
+        return False
+    change = j.by_old.get(a)
+    if change is not None:
+        return change.new == b
+    before, after = j.old_p.class_info(a), j.new_p.class_info(b)
+    return (
+        j.new_p.resolve_name(a.module, a.name) is None
+        and j.old_p.resolve_name(b.module, b.name) is None
+        and before is not None
+        and after is not None
+        and before.fingerprint == after.fingerprint
+    )
 
 
 def _expanded(default: str, ref: ClassRef, project: Project) -> str | None:

@@ -1406,3 +1406,24 @@ def test_a_mutable_default_made_safe_is_no_change_to_pin(tmp_path: Path, new: st
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout == "", r.stdout
     assert "by hand" not in r.stderr, r.stderr
+
+
+def test_a_default_that_follows_its_enums_rename_is_no_change(tmp_path: Path) -> None:
+    # kornia 8856d821: the enum `Kernel` renamed `MIKernel`, and the default `Kernel.xu` with it. A pin of
+    # `Kernel.xu` (a name gone) was asked for by hand, exit 1.
+    op = "import enum\n\n\nclass {0}(enum.Enum):\n    xu = 1\n\n\nclass Loss:\n    def __init__(self, k={0}.xu):\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/mi.py": op.format("Kernel") + "        self.k = k\n",
+            "benchmarks/bench_mi.py": "from pkg.mi import Loss\n\n\ndef run():\n    return Loss()\n",
+        },
+    )
+    repo.write("pkg/mi.py", op.format("MIKernel") + "        self.k = k\n")
+    repo.commit("rename the kernel enum")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout == "", r.stdout
+    assert "every benchmark call still binds with the same meaning" in r.stderr, r.stderr

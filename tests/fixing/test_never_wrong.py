@@ -1411,7 +1411,10 @@ def test_a_mutable_default_made_safe_is_no_change_to_pin(tmp_path: Path, new: st
 def test_a_default_that_follows_its_enums_rename_is_no_change(tmp_path: Path) -> None:
     # kornia 8856d821: the enum `Kernel` renamed `MIKernel`, and the default `Kernel.xu` with it. A pin of
     # `Kernel.xu` (a name gone) was asked for by hand, exit 1.
-    op = "import enum\n\n\nclass {0}(enum.Enum):\n    xu = 1\n\n\nclass Loss:\n    def __init__(self, k={0}.xu):\n"
+    op = (
+        "import enum\n\n\nclass {0}(enum.Enum):\n    xu = 1\n\n\n"
+        "class Loss:\n    def __init__(self, k={0}.xu):\n"
+    )
     repo = _layout(
         tmp_path,
         OBJ_OPS,

@@ -223,6 +223,11 @@ def dict_edit(data: bytes, site: CallSite, p: Plan) -> DictEdit | None:
         fn = max(around, key=lambda n: n.lineno) if around else None  # the innermost
         bound = local_binding(fn, node.id, ()) if fn is not None else None
         used_by = _splatted_by(fn, node.id) if fn is not None else None
+        if bound is None:
+            # A dict of the module's (the analysis read it there only when no function around binds it):
+            # edited only where every call in the module that splats it wants the same edit.
+            bound = local_binding(tree, node.id, ())
+            used_by = _splatted_by(tree, node.id) if bound is not None else None
         node = bound if bound is not None else node
     if used_by is None:
         return None

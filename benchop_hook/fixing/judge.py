@@ -35,6 +35,7 @@ from benchop_hook.fixing.plan import (
     NoPlan,
     Plan,
     Status,
+    appended_unharmed,
     as_clause,
     classify,
     default_pins,
@@ -361,7 +362,9 @@ def judge_one(
         )
     status, problem = classify(args, old_sig, new_sig, edits)
     if status is Status.UNKNOWN and (
-        keywords_only_unharmed(args, old_sig, edits) or positional_splat_unharmed(args, old_sig, new_sig)
+        keywords_only_unharmed(args, old_sig, edits)
+        or positional_splat_unharmed(args, old_sig, new_sig)
+        or appended_unharmed(args, old_sig, new_sig, edits)
     ):
         return _still_binds(site, op, change, DefaultPins())  # its class's import may still follow a rename
     if status is Status.UNKNOWN:

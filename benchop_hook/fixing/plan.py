@@ -187,6 +187,28 @@ def _into_a_catch_all(a: Arg, o: str, pmap: Mapping[str, str | None], new: Signa
     )
 
 
+def appended_unharmed(args: Sequence[Arg], old: Signature, new: Signature, edits: Sequence[Edit]) -> bool:
+    """A call with splats, when the change only added parameters with defaults after every old positional
+    one (or keyword-only): whatever the splats hold bound the old signature, and binds the new one the same
+    way, the new parameters at their defaults (kornia 9aa8c7f6: `params = (0.5, 0.5); TverskyLoss(*params)`
+    when `ignore_index=-100` was appended). Not where an old `*args` or `**kwargs` could have taken a value
+    the new parameter would take now."""
+    if not edits or any(e.kind is not EditKind.ADDED_OPTIONAL for e in edits):
+        return False
+    if any(a.kind == "star" for a in args) and old.var_positional is not None:
+        return False
+    if any(a.kind == "dstar" for a in args) and old.var_keyword is not None:
+        return False
+    n_old = len(old.positional)
+    for e in edits:
+        p = new.get(e.name)
+        if p is None:
+            return False
+        if p.positional and new.positional.index(p) < n_old:
+            return False
+    return True
+
+
 def keywords_only_unharmed(args: Sequence[Arg], old: Signature, edits: Sequence[Edit]) -> bool:
     """A call by keyword only (`Config(**config)`, `Op(n=n, **extra)`) that the change cannot reach: it only
     added parameters with defaults, moved parameters, or made some keyword-only. Whatever the splat holds

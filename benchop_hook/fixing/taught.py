@@ -109,10 +109,8 @@ def from_the_commit(
             if not expr.params and _one_sample(learned):
                 # pyg c4c787ba: `GraphUNet(16, depth=3)` -> `GraphUNet(16, 32, 8, depth=3)` in the one test
                 # updated: 32 and 8 are its own sizes, and the benchmark's 32 channels got out_channels=8.
-                return (
-                    f"the commit's own edit passes {param}={src} ({learned.cited}), a value of its own that "
-                    f"no other call it changed repeats: pass {param} by hand"
-                )
+                # The parameter is left for the plan to fill from the call's own values, or to report.
+                continue
             values[param] = Value(src, why, shown=True)
         elif param not in bv:
             extras.append((param, src, f"{param}={src} added: {why}"))

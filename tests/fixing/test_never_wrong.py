@@ -1371,7 +1371,7 @@ def test_a_constant_one_updated_test_gives_a_new_required_parameter_is_its_own(
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     if tests == 1:
         assert r.returncode == 1, r.stdout + r.stderr
-        assert "passes hidden_channels=32 (tests/test_unet.py:5), a value of its own" in r.stderr, r.stderr
+        assert "only one test call passes 'hidden_channels=32' (tests/test_unet.py:5)" in r.stderr, r.stderr
         assert r.stdout == ""
     else:
         assert r.returncode == 0, r.stdout + r.stderr
@@ -1430,3 +1430,39 @@ def test_a_default_that_follows_its_enums_rename_is_no_change(tmp_path: Path) ->
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout == "", r.stdout
     assert "every benchmark call still binds with the same meaning" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(
+    ("bench", "rewritten"),
+    [
+        # kornia 9aa8c7f6: a literal tuple splat, and the constructor only gained an optional parameter last.
+        ("def run():\n    params = (0.5, 0.5)\n    return Loss(*params)\n", None),
+        # pyg 77f357e2: a module-level dict splat whose keys none of the change touches.
+        ("KW = {'alpha': 0.5}\n\n\ndef run():\n    return Loss(beta=0.5, **KW)\n", None),
+        # The same dict, where the change renamed one of its keys: the module's dict is edited.
+        ("KW = {'eps': 1e-6}\n\n\ndef run():\n    return Loss(0.5, 0.5, **KW)\n", "KW = {'epsilon': 1e-6}"),
+    ],
+)
+def test_splats_the_change_cannot_reach_bind_as_before(
+    tmp_path: Path, bench: str, rewritten: str | None
+) -> None:
+    # Each was "passes *args/**kwargs, so only a run can tell", exit 1.
+    op = "class Loss:\n    def __init__(self, alpha, beta, {}):\n        self.alpha = alpha\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/loss.py": op.format("eps=1e-8"),
+            "benchmarks/bench_l.py": "from pkg.loss import Loss\n\n" + bench,
+        },
+    )
+    repo.write("pkg/loss.py", op.format("epsilon=1e-8" if rewritten else "eps=1e-8, ignore_index=-100"))
+    repo.commit("change the loss")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    if rewritten is None:
+        assert r.stdout == "", r.stdout
+        assert "every benchmark call still binds with the same meaning" in r.stderr, r.stderr
+    else:
+        assert "+" + rewritten in r.stdout, r.stdout + r.stderr

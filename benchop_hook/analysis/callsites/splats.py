@@ -133,11 +133,16 @@ class SplatReader:
             if all(k.arg is not None for k in value.keywords):
                 return [(k.arg, self.segment(k.value)) for k in value.keywords if k.arg is not None]
             return None
-        if not isinstance(value, ast.Name) or scope.node is None:
+        if not isinstance(value, ast.Name):
             return None
         name = value.id
-        fn = scope.node
-        src = local_binding(fn, name, scope.params)
+        fn: ast.AST | None = scope.node
+        if fn is None or self._global(name, scope):
+            # pyg 77f357e2: `kwargs = {...}` at the top of the benchmark, splatted in its functions.
+            fn = self.scopes.tree
+        if fn is None:
+            return None
+        src = local_binding(fn, name, scope.params if fn is scope.node else ())
         if src is None:
             return None
         if isinstance(src, ast.Dict):
@@ -179,6 +184,25 @@ class SplatReader:
                     return None  # passed elsewhere: it may be changed there
         return items
 
+    def _global(self, name: str, scope: Scope) -> bool:
+        """`name`, read in `scope`, is the module's: no function around it binds it, and nothing else in the
+        module binds it either (a function's own `name = ...`, a loop, an import, a definition)."""
+        s: Scope | None = scope
+        while s is not None and s.node is not None:
+            if name in s.params or name in s.assigns or name in s.loops or name in s.globals_:
+                return False
+            s = s.up()
+        tree = self.scopes.tree
+        if tree is None:
+            return False
+        binds = 0
+        for n in self.scopes.walk(tree):
+            if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+                binds += 1
+            elif name in _names_bound_otherwise(n):
+                return False
+        return binds == 1
+
     def _dict_items(self, d: ast.Dict) -> list[tuple[str, str]] | None:
         out = []
         for k, v in zip(d.keys, d.values):
@@ -186,3 +210,12 @@ class SplatReader:
                 return None
             out.append((k.value, self.segment(v)))
         return out
+
+
+def _names_bound_otherwise(n: ast.AST) -> list[str]:
+    """The names a definition, an import or a `global` statement binds."""
+    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [n.name]
+    if isinstance(n, (ast.Import, ast.ImportFrom)):
+        return [a.asname or a.name.split(".")[0] for a in n.names]
+    return list(n.names) if isinstance(n, ast.Global) else []

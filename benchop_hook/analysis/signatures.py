@@ -334,9 +334,27 @@ def same_default(a: str | None, b: str | None) -> bool:
     if a == b:
         return True
     try:
-        return ast.dump(ast.parse(a, mode="eval")) == ast.dump(ast.parse(b, mode="eval"))
+        if ast.dump(ast.parse(a, mode="eval")) == ast.dump(ast.parse(b, mode="eval")):
+            return True
     except SyntaxError:
         return False
+    return _same_number(a, b)
+
+
+def _same_number(a: str, b: str) -> bool:
+    """`0` and `0.0`, `1` and `1.`: one number, respelled (pyg 5d768659 made every such default a float)."""
+    try:
+        x, y = ast.literal_eval(a), ast.literal_eval(b)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    numbers = (int, float)
+    return (
+        isinstance(x, numbers)
+        and isinstance(y, numbers)
+        and not isinstance(x, bool)
+        and not isinstance(y, bool)
+        and x == y
+    )
 
 
 def is_constant_source(src: str) -> bool:

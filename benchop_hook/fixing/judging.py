@@ -118,8 +118,17 @@ def pins_for(
             continue
         what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
         why_not = _why_not_pinned(e, new_sig, j, old_module) or _rejected_now(e, ref, j)
+        # FBGEMM f592c6d: the updated tests moved to the new default, and the old one (`StepMode.USE_COUNTER`)
+        # is not imported in the benchmark: the tests say the new default is meant, so no pin by hand either.
+        adopted = (
+            j.evidence.adopts_new_default(ref, e.name, e.old_default or "", e.new_default, new_sig)
+            if ref and why_not is None
+            else None
+        )
         if why_not is not None:
             info.append(f"{what}; {why_not}")
+        elif adopted:
+            info.append(f"{what}; not pinned: the updated tests use the new default ({adopted})")
         elif free_names(e.old_default or "") - site.scope_names:
             missing = ", ".join(sorted(free_names(e.old_default or "") - site.scope_names))
             hand_note = (
@@ -128,22 +137,14 @@ def pins_for(
             )
             hand = True
         else:
-            adopted = (
-                j.evidence.adopts_new_default(ref, e.name, e.old_default or "", e.new_default, new_sig)
-                if ref
-                else None
-            )
-            if adopted:
-                info.append(f"{what}; not pinned: the updated tests use the new default ({adopted})")
-            else:
-                pins.append(
-                    (
-                        e.name,
-                        e.old_default or "",
-                        f"{e.name}={e.old_default} pinned: the default changed to {e.new_default}, and "
-                        f"the benchmark measured {e.old_default}",
-                    )
+            pins.append(
+                (
+                    e.name,
+                    e.old_default or "",
+                    f"{e.name}={e.old_default} pinned: the default changed to {e.new_default}, and "
+                    f"the benchmark measured {e.old_default}",
                 )
+            )
     return DefaultPins(tuple(info), hand, hand_note, what, tuple(pins))
 
 

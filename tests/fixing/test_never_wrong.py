@@ -1466,3 +1466,54 @@ def test_splats_the_change_cannot_reach_bind_as_before(
         assert "every benchmark call still binds with the same meaning" in r.stderr, r.stderr
     else:
         assert "+" + rewritten in r.stdout, r.stdout + r.stderr
+
+
+def test_a_default_respelled_as_the_same_number_is_no_change(tmp_path: Path) -> None:
+    # pyg 5d768659: `dropout=0` -> `dropout=0.0`, `multiplier=1` -> `1.`; the old ints were pinned into
+    # every call that relied on them.
+    op = "class Pool:\n    def __init__(self, n, dropout={}, multiplier={}, flag={}):\n        self.n = n\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/pool.py": op.format("0", "1", "1"),
+            "benchmarks/bench_p.py": "from pkg.pool import Pool\n\n\ndef run():\n    return Pool(16)\n",
+        },
+    )
+    repo.write("pkg/pool.py", op.format("0.0", "1.", "True"))
+    repo.commit("float defaults")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert "'flag' default 1 -> True" in r.stderr, r.stderr  # a bool is no number here
+    assert "'dropout' default" not in r.stderr and "'multiplier' default" not in r.stderr, r.stderr
+    assert "dropout=0" not in r.stdout and "flag=1" in r.stdout, r.stdout
+
+
+def test_a_default_the_updated_tests_adopt_needs_no_pin_by_hand(tmp_path: Path) -> None:
+    # FBGEMM f592c6d: `step_mode=StepMode.USE_COUNTER` -> `USE_ITER`, the updated test moved to the new value,
+    # and the benchmark, which does not import StepMode, got "pin step_mode=StepMode.USE_COUNTER by hand",
+    # exit 1.
+    op = (
+        "from pkg.modes import Mode\n\n\nclass TBE:\n    def __init__(self, n, mode=Mode.{}):\n"
+        "        self.n = n\n"
+    )
+    test = (
+        "from pkg.modes import Mode\nfrom pkg.tbe import TBE\n\n\ndef test_t():\n    TBE(4, mode=Mode.{})\n"
+    )
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS + 'test-paths = ["tests/**/*.py"]\n',
+        {
+            "pkg/__init__.py": "",
+            "pkg/modes.py": "import enum\n\n\nclass Mode(enum.Enum):\n    COUNTER = 1\n    ITER = 2\n",
+            "pkg/tbe.py": op.format("COUNTER"),
+            "tests/test_tbe.py": test.format("COUNTER"),
+            "benchmarks/bench_t.py": "from pkg.tbe import TBE\n\n\ndef run():\n    return TBE(8)\n",
+        },
+    )
+    repo.write("pkg/tbe.py", op.format("ITER"))
+    repo.write("tests/test_tbe.py", test.format("ITER"))
+    repo.commit("count by iteration")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "not pinned: the updated tests use the new default (tests/test_tbe.py:6)" in r.stderr, r.stderr

@@ -18,6 +18,7 @@ from benchop_hook.analysis.edits import Edit, EditKind
 from benchop_hook.analysis.examples import bound_args
 from benchop_hook.analysis.locate import analyze
 from benchop_hook.analysis.modules import ClassRef, ModuleInfo
+from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Signature
 from benchop_hook.fixing.context import change_signatures, value_source
 from benchop_hook.fixing.explicit import plan_explicit
@@ -46,7 +47,7 @@ from benchop_hook.fixing.plan import (
     positional_splat_unharmed,
 )
 from benchop_hook.fixing.refusals import moved_to_constructor
-from benchop_hook.fixing.results import FileVerdict, Finding, ImportNote, import_statement_site
+from benchop_hook.fixing.results import FileVerdict, Finding, ImportNote, import_statement_site, written_site
 from benchop_hook.fixing.taught import as_the_commit_shows, example_of, in_place, taught_for
 
 
@@ -78,7 +79,7 @@ def judge_file(
     routed, route_map = routes(az, findings, j.by_old)
     imports, renames, notes = import_fixes(az.mi, j, route_map, imports_in_functions(data))
     removed = _removed_imports(path, data, notes, j)
-    routed += removed
+    routed += removed + _gone_members(path, data, az.mi, j)
     # A note the finding on its import statement says again is left out: one line per thing to do.
     notes = [
         n for n in notes if not any(f.op == n.name and n.module and n.module in f.problem for f in removed)
@@ -106,6 +107,74 @@ def _removed_imports(path: str, data: bytes, notes: Sequence[ImportNote], j: Jud
         if site is not None:
             problem = f"imports {n.name} from {n.module}, which was removed with no successor"
             out.append(Finding(site, n.name, Status.GONE, problem, why_not="remove or replace it by hand"))
+    return out
+
+
+def _gone_members(path: str, data: bytes, mi: ModuleInfo, j: Judging) -> list[Finding]:
+    """`Old.member` in the file, where the commit renamed or moved the class and its successor has no such
+    member (pyg 1acbf5dd: `DiffNorm` became `DiffGroupNorm` and its static `groupDistanceRatio` became
+    `group_distance_ratio`): the import edit alone leaves an AttributeError. A hand edit on that line."""
+    local: dict[str, OpChange] = {}
+    for here, target in mi.imports.items():
+        old = j.old_p.resolve_name(target.module, target.name) if target.kind == "attr" else None
+        change = j.by_old.get(old) if isinstance(old, ClassRef) else None
+        if (
+            change is not None
+            and change.old is not None
+            and change.new is not None
+            and change.new != change.old
+        ):
+            local[here] = change
+    out: list[Finding] = []
+    seen: set[tuple[str, str]] = set()
+    for node in mi.nodes() if local else ():
+        if not (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in local
+            and not node.attr.startswith("__")
+            and (node.value.id, node.attr) not in seen
+        ):
+            continue
+        change = local[node.value.id]
+        assert change.old is not None and change.new is not None
+        before, after = _members(j.old_p, change.old), _members(j.new_p, change.new)
+        if before is not None and after is not None and node.attr in before and node.attr not in after:
+            seen.add((node.value.id, node.attr))
+            problem = f"{change.new.name} has no '{node.attr}' (the commit removed or renamed it)"
+            out.append(
+                Finding(
+                    written_site(path, data, node),
+                    change.old.name,
+                    Status.BROKEN,
+                    problem,
+                    why_not="fix it by hand",
+                )
+            )
+    return out
+
+
+# Bases that give a class no members a benchmark would read through it (`nn.Module` gives `forward`, `to`).
+_BARE_BASES = frozenset({"object", "ABC", "Generic", "Protocol"})
+
+
+def _members(project: Project, ref: ClassRef) -> set[str] | None:
+    """The names a class and its ancestors define in their bodies: methods, and class-level assignments;
+    None when a base outside the repository (`nn.Module`) may define more."""
+    out = set(project.method_names(ref))
+    for r in (ref, *project.ancestors(ref)):
+        if any(not isinstance(b, ClassRef) and b.split(".")[-1] not in _BARE_BASES for b in project.bases(r)):
+            return None
+        ci = project.class_info(r)
+        for item in ci.node.body if ci is not None and ci.node is not None else ():
+            targets = (
+                item.targets
+                if isinstance(item, ast.Assign)
+                else [item.target]
+                if isinstance(item, ast.AnnAssign)
+                else []
+            )
+            out.update(t.id for t in targets if isinstance(t, ast.Name))
     return out
 
 

@@ -8,6 +8,7 @@ makes a new one (`dataclasses.replace`), as LibCST's codemods return a new resul
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -47,8 +48,6 @@ def shown_call(site: CallSite, method: str | None, limit: int = 72) -> str:
 def import_statement_site(path: str, data: bytes, modules: set[str], names: set[str]) -> CallSite | None:
     """The first `from m import ...` statement of `modules`, or importing one of `names`, as a site a finding
     is reported on (via "import": no call, its text shown as written)."""
-    import ast
-
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError):
@@ -62,8 +61,12 @@ def import_statement_site(path: str, data: bytes, modules: set[str], names: set[
         ),
         None,
     )
-    if node is None:
-        return None
+    return written_site(path, data, node) if node is not None else None
+
+
+def written_site(path: str, data: bytes, node: ast.stmt | ast.expr) -> CallSite:
+    """A statement or expression that is no call, as a site a finding is reported on (via "import": its
+    text shown as written)."""
     lines = data.decode("utf-8-sig", "replace").splitlines()
     text = " ".join(line.strip() for line in lines[node.lineno - 1 : node.end_lineno or node.lineno])
     return CallSite(

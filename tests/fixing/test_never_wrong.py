@@ -1517,3 +1517,35 @@ def test_a_default_the_updated_tests_adopt_needs_no_pin_by_hand(tmp_path: Path) 
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "not pinned: the updated tests use the new default (tests/test_tbe.py:6)" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_a_member_the_renamed_class_lost_is_a_hand_edit(tmp_path: Path, kept: bool) -> None:
+    # pyg 1acbf5dd: `DiffNorm` became `DiffGroupNorm`, and its static `groupDistanceRatio` became
+    # `group_distance_ratio`. The import followed the rename, "every call binds", exit 0, and the benchmark's
+    # `DiffNorm.groupDistanceRatio` raised AttributeError.
+    member = "ratio" if kept else "group_ratio"
+    op = (
+        "class {}:\n    def __init__(self, n):\n        self.n = n\n\n"
+        "    @staticmethod\n    def {}(h):\n        return h\n"
+    )
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "from pkg.norm import Norm\n",
+            "pkg/norm.py": op.format("Norm", "ratio"),
+            "benchmarks/bench_n.py": "from pkg import Norm\n\n\ndef run():\n"
+            "    Norm(4)\n    return Norm.ratio\n",
+        },
+    )
+    repo.write("pkg/__init__.py", "from pkg.norm import GroupNorm\n")
+    repo.write("pkg/norm.py", op.format("GroupNorm", member))
+    repo.commit("rename the norm")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    if kept:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "+    return GroupNorm.ratio" in r.stdout, r.stdout
+    else:
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "return Norm.ratio: GroupNorm has no 'ratio' (the commit removed or renamed it)" in r.stderr

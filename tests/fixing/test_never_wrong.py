@@ -1439,6 +1439,12 @@ def test_a_default_that_follows_its_enums_rename_is_no_change(tmp_path: Path) ->
         ("def run():\n    params = (0.5, 0.5)\n    return Loss(*params)\n", None),
         # pyg 77f357e2: a module-level dict splat whose keys none of the change touches.
         ("KW = {'alpha': 0.5}\n\n\ndef run():\n    return Loss(beta=0.5, **KW)\n", None),
+        # FBGEMM 042cf198: one key written in two exclusive branches ("got multiple values", exit 1).
+        (
+            "def run(opt, e):\n    kw = {'alpha': 0.5}\n    if opt:\n        kw['eps'] = e\n    else:\n"
+            "        kw['eps'] = e\n    return Loss(beta=0.5, **kw)\n",
+            None,
+        ),
         # The same dict, where the change renamed one of its keys: the module's dict is edited.
         ("KW = {'eps': 1e-6}\n\n\ndef run():\n    return Loss(0.5, 0.5, **KW)\n", "KW = {'epsilon': 1e-6}"),
     ],

@@ -165,10 +165,14 @@ class SplatReader:
                 for t in n.targets
             ):
                 t = next(t for t in n.targets if isinstance(t, ast.Subscript))
-                if isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str):
-                    items.append((t.slice.value, self.segment(n.value)))
-                else:
+                if not (isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str)):
                     return None
+                item = (t.slice.value, self.segment(n.value))
+                if any(k == item[0] and v != item[1] for k, v in items):
+                    return None  # one key given different values on different paths: which, a run tells
+                if item not in items:
+                    # FBGEMM 042cf198: `kw["eps"] = eps` in two exclusive branches is one key, not two.
+                    items.append(item)
             elif (
                 isinstance(n, ast.Call)
                 and isinstance(n.func, ast.Attribute)

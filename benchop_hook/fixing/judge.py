@@ -47,7 +47,13 @@ from benchop_hook.fixing.plan import (
     positional_splat_unharmed,
 )
 from benchop_hook.fixing.refusals import moved_to_constructor
-from benchop_hook.fixing.results import FileVerdict, Finding, ImportNote, import_statement_site, written_site
+from benchop_hook.fixing.results import (
+    FileVerdict,
+    Finding,
+    ImportNote,
+    import_of,
+    written_site,
+)
 from benchop_hook.fixing.taught import as_the_commit_shows, example_of, in_place, taught_for
 
 
@@ -103,7 +109,7 @@ def _removed_imports(path: str, data: bytes, notes: Sequence[ImportNote], j: Jud
     for n in notes:
         if n.module is None or n.successor is not None or not import_fails(j, n.module, n.name):
             continue
-        site = import_statement_site(path, data, set(), {n.name})
+        site = import_of(path, data, n.module, n.name)
         if site is not None:
             problem = f"imports {n.name} from {n.module}, which was removed with no successor"
             out.append(Finding(site, n.name, Status.GONE, problem, why_not="remove or replace it by hand"))

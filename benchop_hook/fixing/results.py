@@ -64,6 +64,27 @@ def import_statement_site(path: str, data: bytes, modules: set[str], names: set[
     return written_site(path, data, node) if node is not None else None
 
 
+def import_of(path: str, data: bytes, module: str, name: str) -> CallSite | None:
+    """The `from module import name` statement of the file (a relative one by its last part), as a site; or,
+    where none names the module so, the one statement importing `name`, when only one does. Never another
+    module's import of the same name (peft 64a9867: `ia3`'s and `vera`'s `Linear8bitLt`, both imported)."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+    froms = [
+        n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and any(a.name == name for a in n.names)
+    ]
+    exact = [
+        n
+        for n in froms
+        if (n.level == 0 and n.module == module)
+        or (n.level > 0 and (module + ".").endswith("." + (n.module + "." if n.module else "")))
+    ]
+    pick = exact[:1] or (froms if len(froms) == 1 else [])
+    return written_site(path, data, pick[0]) if pick else None
+
+
 def written_site(path: str, data: bytes, node: ast.stmt | ast.expr) -> CallSite:
     """A statement or expression that is no call, as a site a finding is reported on (via "import": its
     text shown as written)."""

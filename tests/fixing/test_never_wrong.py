@@ -1555,3 +1555,28 @@ def test_a_member_the_renamed_class_lost_is_a_hand_edit(tmp_path: Path, kept: bo
     else:
         assert r.returncode == 1, r.stdout + r.stderr
         assert "return Norm.ratio: GroupNorm has no 'ratio' (the commit removed or renamed it)" in r.stderr
+
+
+def test_a_removed_class_s_import_is_the_one_of_its_module(tmp_path: Path) -> None:
+    # peft 64a9867: `ia3` and `vera` each had a `Linear8bitLt`, both imported under aliases; `vera`'s was
+    # removed, and the hand edit quoted `ia3`'s import, which still works.
+    layer = "class Linear8bitLt:\n    def __init__(self, base):\n        self.base = base\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/ia3.py": layer,
+            "pkg/vera.py": layer,
+            "benchmarks/bench_l.py": "from pkg.ia3 import Linear8bitLt as A\nfrom pkg.vera import Linear8bitLt as B"
+            "\n\n\ndef run():\n    return A(1), B(2)\n",
+        },
+    )
+    repo.git("rm", "-q", "pkg/vera.py")
+    repo.commit("drop vera's layer")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert (
+        "bench_l.py:2: from pkg.vera import Linear8bitLt as B: imports Linear8bitLt from pkg.vera" in r.stderr
+    )
+    assert "bench_l.py:1:" not in r.stderr, r.stderr

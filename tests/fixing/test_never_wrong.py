@@ -1568,8 +1568,8 @@ def test_a_removed_class_s_import_is_the_one_of_its_module(tmp_path: Path) -> No
             "pkg/__init__.py": "",
             "pkg/ia3.py": layer,
             "pkg/vera.py": layer,
-            "benchmarks/bench_l.py": "from pkg.ia3 import Linear8bitLt as A\nfrom pkg.vera import Linear8bitLt as B"
-            "\n\n\ndef run():\n    return A(1), B(2)\n",
+            "benchmarks/bench_l.py": "from pkg.ia3 import Linear8bitLt as A\n"
+            "from pkg.vera import Linear8bitLt as B\n\n\ndef run():\n    return A(1), B(2)\n",
         },
     )
     repo.git("rm", "-q", "pkg/vera.py")

@@ -21,10 +21,20 @@ def analyze(path: str, data: bytes, new_p: Project, old_p: Project | None = None
 
     def resolve(m: ModuleInfo, name: str) -> Atom | None:
         r = new_p.resolve_in(m, name)
+        imp = m.imports.get(name)
+        if (
+            r is None
+            and imp is not None
+            and imp.kind == "attr"
+            and new_p.bound_otherwise(imp.module, imp.name)
+        ):
+            return None
         return or_gone(r, old_p.resolve_in(m, name)) if r is None and old_p is not None else r
 
     def resolve_attr(module: str, attr: str) -> Atom | None:
         r = new_p.resolve_name(module, attr)
+        if r is None and new_p.bound_otherwise(module, attr):
+            return None
         return or_gone(r, old_p.resolve_name(module, attr)) if r is None and old_p is not None else r
 
     return ModuleAnalyzer(mi, data, resolve, resolve_attr, class_level=new_p.class_level)

@@ -223,6 +223,19 @@ class Project:
             return ModuleRef(sub) if self.has_module(sub) else None
         return self.resolve_in(mi, name, _depth)
 
+    def bound_otherwise(self, module: str, name: str, _depth: int = 0) -> bool:
+        """`from module import name` still works, to something no class reference reads: the module (or one
+        it takes the name from) binds it by an assignment or a definition that is no class (pyg 744fceea:
+        `GNNExplainer = deprecated(...)(GNNExplainer_)` where the class moved away). What that is, a run
+        tells; it is no sign the class is gone."""
+        mi = self.module(module)
+        if mi is None or _depth > 12 or name not in mi.names or name in mi.classes or name in mi.aliases:
+            return False  # (an alias resolves, or names what is gone)
+        imp = mi.imports.get(name)
+        if imp is None:
+            return True
+        return imp.kind == "attr" and self.bound_otherwise(imp.module, imp.name, _depth + 1)
+
     def resolve_in(self, mi: ModuleInfo, name: str, _depth: int = 0) -> ClassRef | ModuleRef | None:
         if _depth > 12:
             return None  # a cycle of aliases (mmcv's `FileNotFoundError = FileNotFoundError`) names no class

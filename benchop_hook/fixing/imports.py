@@ -26,7 +26,7 @@ def import_fixes(
             continue
         _, module, name = target
         seen.add((name_here, module, name))
-        if j.new_p.resolve_name(module, name) is not None:
+        if j.new_p.resolve_name(module, name) is not None or j.new_p.bound_otherwise(module, name):
             continue
         old_ref = j.old_p.resolve_name(module, name)
         if not isinstance(old_ref, ClassRef):

@@ -1580,3 +1580,37 @@ def test_a_removed_class_s_import_is_the_one_of_its_module(tmp_path: Path) -> No
         "bench_l.py:2: from pkg.vera import Linear8bitLt as B: imports Linear8bitLt from pkg.vera" in r.stderr
     )
     assert "bench_l.py:1:" not in r.stderr, r.stderr
+
+
+def test_a_name_its_module_still_binds_is_not_taken_for_a_moved_class(tmp_path: Path) -> None:
+    # pyg 744fceea: `GNNExplainer` moved to `explain/` with a new interface, and `models` kept the old one as
+    # `GNNExplainer = deprecated(...)(GNNExplainer_)`. The benchmark's import was pointed at the new class
+    # and its call blocked, though it still worked as written.
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/models/__init__.py": "from pkg.models.ex import Explainer\n",
+            "pkg/models/ex.py": "class Explainer:\n    def __init__(self, model, epochs=100):\n"
+            "        self.m = model\n",
+            "pkg/explain.py": "",
+            "benchmarks/bench_e.py": "from pkg.models import Explainer\n\n\ndef run():\n"
+            "    return Explainer(None, epochs=200)\n",
+        },
+    )
+    repo.git("rm", "-q", "pkg/models/ex.py")
+    repo.write(
+        "pkg/explain.py",
+        "class Explainer:\n    def __init__(self, epochs=100):\n        self.e = epochs\n\n\n"
+        "class Explainer_:\n    def __init__(self, model, epochs=100):\n        self.m = model\n",
+    )
+    repo.write(
+        "pkg/models/__init__.py",
+        "from pkg.explain import Explainer_\n\n\ndef deprecated(cls):\n    return cls\n\n\n"
+        "Explainer = deprecated(Explainer_)\n",
+    )
+    repo.commit("move the explainer; keep the old one")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout == "", r.stdout

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from benchop_hook.analysis.callsites import CallSite, char_col, local_binding
-from benchop_hook.fixing.plan import ArgOp, CallEdit, DictEdit, Plan, Status
+from benchop_hook.fixing.plan import ArgOp, CallEdit, DictEdit, Plan, Status, preview_of
 from benchop_hook.fixing.results import FileResult, FileVerdict, Finding, import_statement_site, written_args
 from benchop_hook.fixing.rewriter import Rewriter
 
@@ -41,16 +41,20 @@ def apply(v: FileVerdict, *, rewrite: bool, line_length: int, rewriter: Rewriter
     edited: list[Finding] = []
     dicts: list[DictEdit] = []
     for k, f in enumerate(findings):
-        if f.plan is None or not f.plan.ops:
+        plan = f.plan
+        if plan is None or not plan.ops:
             continue
-        if f.site.splat_dict is not None:
-            d = dict_edit(v.before, f.site, f.plan)
+        if f.site.splat_dict is not None and _own_arguments_only(f.site, plan):
+            # shown as written: the `**dict` stays as it is
+            findings[k] = f = replace(f, plan=Plan(plan.ops, plan.notes, preview_of(f.site.args, plan.ops)))
+        elif f.site.splat_dict is not None:
+            d = dict_edit(v.before, f.site, plan)
             if d is None:
                 findings[k] = replace(f, plan=None, why_not=_NOT_A_LITERAL)
                 continue
             dicts.append(d)
             # the same words in check, fix and the commit message: the dict is edited, the call is not
-            findings[k] = replace(f, plan=Plan(f.plan.ops, f.plan.notes, dict_preview(f.site, d)))
+            findings[k] = replace(f, plan=Plan(plan.ops, plan.notes, dict_preview(f.site, d)))
             continue
         edited.append(f)
     dicts = _unshared(findings, dicts)
@@ -59,6 +63,16 @@ def apply(v: FileVerdict, *, rewrite: bool, line_length: int, rewriter: Rewriter
     return _rewritten(
         replace(base, findings=tuple(findings)), v, edited, dicts, line_length, rewriter or Rewriter()
     )
+
+
+def _own_arguments_only(site: CallSite, p: Plan) -> bool:
+    """A plan for a call that splats a literal dict last, which only drops or renames arguments the call
+    writes itself (pyg 3c2ef09: `AddMask(split, num_mask=M, **kw)`, `num_mask` renamed and `kw` untouched):
+    an edit of the call, as for any other; the dict's part of the arguments comes after them, unchanged."""
+    if not site.args or site.args[-1].kind != "dstar" or sum(a.kind == "dstar" for a in site.args) != 1:
+        return False
+    n_own = len(site.args) - 1
+    return all(op.op in ("drop", "rename") and op.index is not None and op.index < n_own for op in p.ops)
 
 
 def _unshared(findings: list[Finding], dicts: list[DictEdit]) -> list[DictEdit]:

@@ -1614,3 +1614,25 @@ def test_a_name_its_module_still_binds_is_not_taken_for_a_moved_class(tmp_path: 
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout == "", r.stdout
+
+
+def test_a_renamed_keyword_beside_a_literal_dict_splat_is_renamed_in_the_call(tmp_path: Path) -> None:
+    # pyg 3c2ef09: `AddMask(split, num_mask=M, **kw)`, `num_mask` renamed `num_splits`, and `kw =
+    # dict(num_val=..)` untouched. It was refused: "the splatted dict is not a literal bench-op can edit in place".
+    op = "class AddMask:\n    def __init__(self, split, {}=1, num_val=500):\n        self.split = split\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/mask.py": op.format("num_mask"),
+            "benchmarks/bench_m.py": "from pkg.mask import AddMask\n\n\ndef run(m):\n"
+            "    kw = dict(num_val=320)\n    return AddMask('train', num_mask=m, **kw)\n",
+        },
+    )
+    repo.write("pkg/mask.py", op.format("num_splits"))
+    repo.commit("rename num_mask")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "+    return AddMask('train', num_splits=m, **kw)" in r.stdout, r.stdout
+    assert "fix: AddMask('train', num_splits=m, **kw)" in r.stderr, r.stderr

@@ -1618,7 +1618,8 @@ def test_a_name_its_module_still_binds_is_not_taken_for_a_moved_class(tmp_path: 
 
 def test_a_renamed_keyword_beside_a_literal_dict_splat_is_renamed_in_the_call(tmp_path: Path) -> None:
     # pyg 3c2ef09: `AddMask(split, num_mask=M, **kw)`, `num_mask` renamed `num_splits`, and `kw =
-    # dict(num_val=..)` untouched. It was refused: "the splatted dict is not a literal bench-op can edit in place".
+    # dict(num_val=..)` untouched. It was refused: "the splatted dict is not a literal bench-op can edit in
+    # place".
     op = "class AddMask:\n    def __init__(self, split, {}=1, num_val=500):\n        self.split = split\n"
     repo = _layout(
         tmp_path,

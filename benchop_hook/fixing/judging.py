@@ -116,7 +116,18 @@ def pins_for(
             # pyg 45fb6530, kornia 52cee42a (ruff B006): `attrs=["x"]` became `attrs=None`, and `__init__`
             # does `if attrs is None: attrs = ["x"]`. Nothing changed for the call.
             continue
+        meant = _meant_by_none(e, old_ref, j)
+        if meant is not None and same_default(meant, e.new_default):
+            continue  # the new default is what the old None stood for
         what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
+        if meant is not None:
+            # kornia 865de5d6: `device=None` stood for `torch.device("cuda")`; the new default is "cpu" and
+            # None is no longer turned into anything. Pinned, None raised; it never was the value measured.
+            hand_note = (
+                f"not pinned: the old constructor turned None into {meant}; pin {e.name}={meant} by hand"
+            )
+            hand = True
+            continue
         why_not = _why_not_pinned(e, new_sig, j, old_module) or _rejected_now(e, ref, j)
         # FBGEMM f592c6d: the updated tests moved to the new default, and the old one (`StepMode.USE_COUNTER`)
         # is not imported in the benchmark: the tests say the new default is meant, so no pin by hand either.
@@ -231,6 +242,14 @@ def _rejected_now(e: Edit, ref: ClassRef | None, j: Judging) -> str | None:
     return (
         f"not pinned: the new constructor accepts only {values} for '{e.name}', which {e.old_default} is not"
     )
+
+
+def _meant_by_none(e: Edit, old_ref: ClassRef | None, j: Judging) -> str | None:
+    """What an old default None stood for: the one value the old constructor put in its place."""
+    if old_ref is None or e.old_default != "None":
+        return None
+    filled = set(filled_when_missing(_class_nodes(j.old_p, old_ref), e.name))
+    return filled.pop() if len(filled) == 1 else None
 
 
 def _restored(e: Edit, ref: ClassRef | None, j: Judging) -> bool:

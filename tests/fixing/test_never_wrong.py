@@ -1637,3 +1637,33 @@ def test_a_renamed_keyword_beside_a_literal_dict_splat_is_renamed_in_the_call(tm
     assert r.returncode == 0, r.stdout + r.stderr
     assert "+    return AddMask('train', num_splits=m, **kw)" in r.stdout, r.stdout
     assert "fix: AddMask('train', num_splits=m, **kw)" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(("new_default", "hand"), [('"cpu"', True), ('"cuda"', False)])
+def test_an_old_none_is_what_the_old_constructor_made_of_it(
+    tmp_path: Path, new_default: str, hand: bool
+) -> None:
+    # kornia 865de5d6: `device=None` meant `if device is None: device = "cuda"`; the new default is "cpu" and
+    # None is taken as it is. `device=None` was pinned ("the benchmark measured None"), and raised.
+    old = "class Glue:\n    def __init__(self, name, device=None):\n        if device is None:\n"
+    old += '            device = "cuda"\n        self.device = device\n'
+    new = f"class Glue:\n    def __init__(self, name, device={new_default}):\n        self.device = device\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/glue.py": old,
+            "benchmarks/bench_g.py": "from pkg.glue import Glue\n\n\ndef run():\n    return Glue('disk')\n",
+        },
+    )
+    repo.write("pkg/glue.py", new)
+    repo.commit("an explicit device")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.stdout == "", r.stdout
+    if hand:
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "the old constructor turned None into 'cuda'; pin device='cuda' by hand" in r.stderr, r.stderr
+    else:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "every benchmark call still binds with the same meaning" in r.stderr, r.stderr

@@ -477,26 +477,25 @@ def _keyed_read(node: ast.AST) -> tuple[str | None, str | None]:
 
 def defaults_built_from(
     old: Sequence[ast.ClassDef], new: Sequence[ast.ClassDef], removed: Iterable[str], kept: Iterable[str]
-) -> dict[str, str]:
-    """Removed parameter -> a parameter the class still takes whose default the old constructor built from
-    it (`if ctx is None: ctx = Ctx.from_config(config)`), where no method of the new class tests that
+) -> list[tuple[str, str]]:
+    """(removed parameter, a parameter the class still takes whose default the old constructor built from
+    it: `if ctx is None: ctx = Ctx.from_config(config)`), where no method of the new class tests that
     parameter for a missing value any more: a call that drops the removed value and leaves the other at its
     default now gets the bare default where it got something built from the value (Megatron 43db8c1:
     `Wrapper(model, config)` -> `Wrapper(model)` leaves `inference_context=None`, which the new code
     dereferences). `old`/`new`: the class and its ancestors, on each side."""
     gone, still = set(removed), set(kept)
     if not gone or not still:
-        return {}
-    out: dict[str, str] = {}
+        return []
+    out: list[tuple[str, str]] = []
     for cls in old:
         for fn in cls.body:
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == "__init__":
-                for p, r in _defaults_filled(fn, gone, still):
-                    out.setdefault(r, p)
+                out += [(r, p) for p, r in _defaults_filled(fn, gone, still) if (r, p) not in out]
     if not out:
-        return {}
+        return []
     tested = {p for cls in new for node in ast.walk(cls) for p in _unset_tests(node)}
-    return {r: p for r, p in out.items() if p not in tested}
+    return [(r, p) for r, p in out if p not in tested]
 
 
 def _names_in(node: ast.AST) -> set[str]:

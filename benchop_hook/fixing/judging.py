@@ -7,6 +7,7 @@ import ast
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from benchop_hook.analysis.callsites import Arg, CallSite
 from benchop_hook.analysis.changes import OpChange
@@ -49,6 +50,8 @@ class Judging:
     # The change edited the function around the call being judged (not the call itself): the engineer read it
     # against the new interface and left the call on the new defaults.
     edited_around: bool = False
+    # What judging works out once per change for every call (keyed by the change's classes and signatures).
+    memo: dict[object, Any] = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(
@@ -428,12 +431,19 @@ def defaults_lost(
     old_p = j.commit_old_p
     if not bv or old_p is None:
         return {}
-    removed = [p for p in bv if new_sig.get(p) is None]
-    kept = [p.name for p in new_sig.params if p.name not in bv and old_sig.get(p.name) is not None]
-    if not removed or not kept:
-        return {}
-    built = defaults_built_from(_class_nodes(old_p, old_ref), _class_nodes(j.new_p, new_ref), removed, kept)
-    return {r: BUILT_FROM + p for r, p in built.items()}
+    key = (old_ref, new_ref, old_sig, new_sig)
+    if key not in j.memo:
+        # Every pair the change has, once: each call then keeps those it passes the one and leaves the other.
+        removed = [p.name for p in old_sig.params if new_sig.get(p.name) is None]
+        kept = [p.name for p in new_sig.params if old_sig.get(p.name) is not None]
+        j.memo[key] = defaults_built_from(
+            _class_nodes(old_p, old_ref), _class_nodes(j.new_p, new_ref), removed, kept
+        )
+    out: dict[str, str] = {}
+    for r, p in j.memo[key]:
+        if r in bv and p not in bv:
+            out.setdefault(r, BUILT_FROM + p)
+    return out
 
 
 def _class_nodes(project: Project, ref: ClassRef) -> list[ast.ClassDef]:

@@ -273,10 +273,11 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
     ),
     ("megatron-ffbc43f", "replayed", "examples/inference/t5/simple_t5_batch_inference.py", 93): (
         True,
-        OK,
+        REPORT,
         "T5InferenceWrapper(model, inference_wrapper_config) would now pass the config as "
-        "inference_context (silently); bench-op drops it, the parameter it reached being gone: a fix the "
-        "engineers missed",
+        "inference_context; dropped (graded right before), the wrapper gets no context at all, where the old "
+        "one built it from that config (`if inference_context is None: ... from_config(...)`), and the new "
+        "base stores None and fails on first use: reported, right",
     ),
     ("megatron-ffbc43f", "replayed", "examples/multimodal/run_text_generation.py", 199): (
         True,
@@ -307,8 +308,8 @@ VERDICTS: dict[tuple[str, str, str, int], tuple[bool, bool | None, str]] = {
     ),
     ("megatron-ffbc43f", "committed", "examples/inference/t5/simple_t5_batch_inference.py", 93): (
         True,
-        OK,
-        "as in the replay: a fix the engineers missed",
+        REPORT,
+        "as in the replay: the old constructor built the context from the config; reported, right",
     ),
     ("megatron-ffbc43f", "committed", "examples/multimodal/run_text_generation.py", 199): (
         True,

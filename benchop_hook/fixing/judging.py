@@ -123,14 +123,6 @@ def pins_for(
         if meant is not None and same_default(meant, e.new_default):
             continue  # the new default is what the old None stood for
         what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
-        if meant is not None:
-            # kornia 865de5d6: `device=None` stood for `torch.device("cuda")`; the new default is "cpu" and
-            # None is no longer turned into anything. Pinned, None raised; it never was the value measured.
-            hand_note = (
-                f"not pinned: the old constructor turned None into {meant}; pin {e.name}={meant} by hand"
-            )
-            hand = True
-            continue
         why_not = _why_not_pinned(e, new_sig, j, old_module) or _rejected_now(e, ref, j)
         # FBGEMM f592c6d: the updated tests moved to the new default, and the old one (`StepMode.USE_COUNTER`)
         # is not imported in the benchmark: the tests say the new default is meant, so no pin by hand either.
@@ -143,6 +135,13 @@ def pins_for(
             info.append(f"{what}; {why_not}")
         elif adopted:
             info.append(f"{what}; not pinned: the updated tests use the new default ({adopted})")
+        elif meant is not None:
+            # kornia 865de5d6: `device=None` stood for `torch.device("cuda")`; the new default is "cpu" and
+            # None is no longer turned into anything. Pinned, None raised; it never was the value measured.
+            hand_note = (
+                f"not pinned: the old constructor turned None into {meant}; pin {e.name}={meant} by hand"
+            )
+            hand = True
         elif free_names(e.old_default or "") - site.scope_names:
             missing = ", ".join(sorted(free_names(e.old_default or "") - site.scope_names))
             hand_note = (

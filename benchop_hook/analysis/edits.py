@@ -643,3 +643,45 @@ def _membership(test: ast.expr, param: str, op: type[ast.cmpop]) -> list[object]
         return None
     out: list[object] = [e.value for e in values.elts if isinstance(e, ast.Constant)]
     return out if len(out) == len(values.elts) else None
+
+
+def asserted_equal(classes: Sequence[ast.ClassDef], param: str) -> str | None:
+    """The source of `x` in an `assert param == x` of an `__init__` of `classes` (FBGEMM: `assert
+    cache_assoc == ASSOC`, the platform's constant); None when there is none."""
+    for fn in _inits(classes):
+        for node in ast.walk(fn):
+            test = node.test if isinstance(node, ast.Assert) else None
+            if (
+                isinstance(test, ast.Compare)
+                and isinstance(test.left, ast.Name)
+                and test.left.id == param
+                and len(test.ops) == 1
+                and isinstance(test.ops[0], ast.Eq)
+            ):
+                return ast.unparse(test.comparators[0])
+    return None
+
+
+def refuses_a_value(classes: Sequence[ast.ClassDef], param: str) -> bool:
+    """An `__init__` of `classes` raises, or warns, when `param` is given anything but None: `if param is
+    not None: raise ValueError("deprecated")` (kornia 074f1053), or a warning of a deprecated alias."""
+    for fn in _inits(classes):
+        for node in ast.walk(fn):
+            if not isinstance(node, ast.If) or _when_missing(node.test, param) != "orelse":
+                continue
+            for stmt in node.body:
+                if isinstance(stmt, ast.Raise):
+                    return True
+                call = stmt.value if isinstance(stmt, ast.Expr) else None
+                if isinstance(call, ast.Call) and (_plain_name(call.func) or "").endswith("warn"):
+                    return True
+    return False
+
+
+def _inits(classes: Sequence[ast.ClassDef]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [
+        fn
+        for cls in classes
+        for fn in cls.body
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == "__init__"
+    ]

@@ -14,11 +14,13 @@ from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import (
     Edit,
     accepted_values,
+    asserted_equal,
     defaults_built_from,
     filled_when_missing,
     gained_elsewhere,
     public_callables,
     read_from_another,
+    refuses_a_value,
 )
 from benchop_hook.analysis.evidence import TestEvidence
 from benchop_hook.analysis.examples import bound_args
@@ -123,7 +125,7 @@ def pins_for(
         if meant is not None and same_default(meant, e.new_default):
             continue  # the new default is what the old None stood for
         what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
-        why_not = _why_not_pinned(e, new_sig, j, old_module) or _rejected_now(e, ref, j)
+        why_not = _why_not_pinned(e, new_sig, j, old_module) or _rejected_now(e, ref, j, new_sig)
         # FBGEMM f592c6d: the updated tests moved to the new default, and the old one (`StepMode.USE_COUNTER`)
         # is not imported in the benchmark: the tests say the new default is meant, so no pin by hand either.
         adopted = (
@@ -227,23 +229,48 @@ def _why_not_pinned(e: Edit, new_sig: Signature, j: Judging, old_module: str | N
     return None
 
 
-def _rejected_now(e: Edit, ref: ClassRef | None, j: Judging) -> str | None:
-    """Why an old default is not pinned: the new constructor checks the parameter against a list of values,
-    which the old default is not among (pyg 3e0e5a4: `return_type='log_proba'` became 'log_prob', and
-    `assert return_type in ['log_prob', 'prob', 'raw']`: pinned, the benchmark failed at once)."""
+def _rejected_now(e: Edit, ref: ClassRef | None, j: Judging, new_sig: Signature) -> str | None:
+    """Why an old default is not pinned: the new constructor would not take it. It checks the parameter
+    against a list of values the old default is not among (pyg 3e0e5a4: `return_type='log_proba'` became
+    'log_prob', and `assert return_type in ['log_prob', 'prob', 'raw']`), or asserts it equals something
+    else (FBGEMM: `assert cache_assoc == ASSOC`, 64 on ROCm), or refuses any value but None (kornia
+    074f1053: `if return_transform is not None: raise`); or the old None is no value of the classes the new
+    annotation names (kornia: `Union[str, int, Resample]`). Pinned, each failed at once."""
     if ref is None or not j.pin_defaults or not is_constant_source(e.old_default or ""):
         return None
-    allowed = accepted_values(_class_nodes(j.new_p, ref), e.name)
+    classes = _class_nodes(j.new_p, ref)
+    old = e.old_default or ""
+    if e.new_default == "None" and old != "None" and refuses_a_value(classes, e.name):
+        return f"not pinned: the new constructor takes '{e.name}' only as None now (else it raises or warns)"
+    equal = asserted_equal(classes, e.name)
+    if equal is not None and not same_default(equal, old):
+        return f"not pinned: the new constructor asserts {e.name} == {equal}"
+    if old == "None" and _no_none(_annotation(new_sig, e.name), ref, j):
+        return f"not pinned: '{e.name}' takes {_annotation(new_sig, e.name)} now, which None is not"
+    allowed = accepted_values(classes, e.name)
     try:
-        old = ast.literal_eval(e.old_default or "")
+        value = ast.literal_eval(old)
     except (ValueError, SyntaxError):
         return None
-    if allowed is None or old in allowed:
+    if allowed is None or value in allowed:
         return None
     values = ", ".join(map(repr, allowed))
-    return (
-        f"not pinned: the new constructor accepts only {values} for '{e.name}', which {e.old_default} is not"
-    )
+    return f"not pinned: the new constructor accepts only {values} for '{e.name}', which {old} is not"
+
+
+def _no_none(ann: str | None, ref: ClassRef, j: Judging) -> bool:
+    """The annotation admits no None: each type it names is a known type other than None, or a class of the
+    repository (a class's instances are never None; an alias could be Optional, so names that resolve to no
+    class leave it unknown)."""
+    if ann is None:
+        return False
+    try:
+        names = _top_level_types(ast.parse(ann, mode="eval").body)
+    except SyntaxError:
+        return False
+    if not names or names & {"None", "NoneType", "Optional", "Any", "object"}:
+        return False
+    return all(n in _KNOWN or isinstance(j.new_p.resolve_name(ref.module, n), ClassRef) for n in names)
 
 
 def _meant_by_none(e: Edit, old_ref: ClassRef | None, j: Judging) -> str | None:

@@ -1667,3 +1667,52 @@ def test_an_old_none_is_what_the_old_constructor_made_of_it(
     else:
         assert r.returncode == 0, r.stdout + r.stderr
         assert "every benchmark call still binds with the same meaning" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "why"),
+    [
+        # kornia 074f1053, 8c4cedca: deprecated by a None default that raises (246 pins raised), or warns, on
+        # anything else.
+        (
+            "flag=False):\n        self.flag = flag\n",
+            "flag=None):\n        if flag is not None:\n            warnings.warn('deprecated')\n",
+            "takes 'flag' only as None now",
+        ),
+        # FBGEMM: `cache_assoc=32` became the platform's `ASSOC` (64 on ROCm), asserted.
+        (
+            "flag=32):\n        self.flag = flag\n",
+            "flag=ASSOC):\n        assert flag == ASSOC\n",
+            "asserts flag == ASSOC",
+        ),
+        # kornia: `interpolation=None` became `Union[str, Mode] = Mode.X.name`, and None raises.
+        (
+            "flag=None):\n        self.flag = flag\n",
+            "flag: Union[str, Mode] = Mode.X.name):\n        self.flag = Mode[flag]\n",
+            "takes Union[str, Mode] now, which None is not",
+        ),
+    ],
+)
+def test_an_old_default_the_new_constructor_would_not_take_is_not_pinned(
+    tmp_path: Path, old: str, new: str, why: str
+) -> None:
+    head = (
+        "import enum\nimport warnings\nfrom typing import Union\n\nASSOC = 32\n\n\n"
+        "class Mode(enum.Enum):\n    X = 1\n\n\n"
+    )
+    op = head + "class Op:\n    def __init__(self, n, "
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/op.py": op + old,
+            "benchmarks/bench_o.py": "from pkg.op import Op\n\n\ndef run():\n    return Op(4)\n",
+        },
+    )
+    repo.write("pkg/op.py", op + new)
+    repo.commit("change the default")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout == "", r.stdout
+    assert why in r.stderr, r.stderr

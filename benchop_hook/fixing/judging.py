@@ -21,6 +21,7 @@ from benchop_hook.analysis.edits import (
     public_callables,
     read_from_another,
     refuses_a_value,
+    related_names,
 )
 from benchop_hook.analysis.evidence import TestEvidence
 from benchop_hook.analysis.examples import bound_args
@@ -419,8 +420,13 @@ def moved_values(
     to one of them. Only the first for a required one: a required parameter removed is most often one the
     Op now reads from its inputs (`M` from the tensor's shape), and a kernel function that takes it now is
     no move of the caller's value."""
+    added = [q.name for q in new_sig.params if old_sig.get(q.name) is None]
     gone = [p for p in old_sig.params if new_sig.get(p.name) is None and p.kind not in _SPLATS]
-    removed = [p.name for p in gone if p.default is not None]
+    # FBGEMM: `load_factor` renamed `pruning_hash_load_factor` in the constructor and in a method alike. A
+    # parameter the constructor itself gained under a related name is no evidence the value went elsewhere.
+    removed = [
+        p.name for p in gone if p.default is not None and not any(related_names(p.name, q) for q in added)
+    ]
     new_mi = j.new_p.module(new_ref.module) if gone else None
     if new_mi is None or new_mi.tree is None:
         return {}

@@ -1716,3 +1716,28 @@ def test_an_old_default_the_new_constructor_would_not_take_is_not_pinned(
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout == "", r.stdout
     assert why in r.stderr, r.stderr
+
+
+def test_a_rename_the_constructor_and_a_method_share_is_no_move_to_the_method(tmp_path: Path) -> None:
+    # FBGEMM: `load_factor` became `pruning_hash_load_factor` in the constructor and in
+    # `set_index_remappings` alike. The hand edit said the value moved to the method, where the constructor
+    # takes it under its new name.
+    op = (
+        "class TBE:\n    def __init__(self, specs, {0}=0.5):\n        self.specs = specs\n\n"
+        "    def remap(self, index, {0}=0.5):\n        return index\n"
+    )
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/tbe.py": op.format("load_factor"),
+            "benchmarks/bench_t.py": "from pkg.tbe import TBE\n\n\ndef run(f):\n"
+            "    return TBE([], load_factor=f)\n",
+        },
+    )
+    repo.write("pkg/tbe.py", op.format("pruning_hash_load_factor"))
+    repo.commit("a clearer name")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert "moved elsewhere" not in r.stderr, r.stderr
+    assert "it leaves 'pruning_hash_load_factor' open" in r.stderr, r.stderr

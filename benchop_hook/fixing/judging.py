@@ -111,20 +111,9 @@ def pins_for(
     hand, hand_note, what = False, "", ""
     for e in changed:
         old_ref = ClassRef(old_module, ref.name) if old_module and ref else ref
-        if _same_object(e.old_default, old_ref, j.old_p, e.new_default, ref, j.new_p):
-            # hqq 255c55e: `compute_dtype=torch.float16` became `float16` after `from torch import float16`:
-            # the same object, spelled through another import. Nothing changed for the call.
-            continue
-        if _renamed_alongside(e.old_default, old_ref, e.new_default, ref, j):
-            # kornia 8856d821: `kernel_function=Kernel.xu` became `MIKernel.xu` as the enum was renamed.
-            continue
-        if _restored(e, ref, j):
-            # pyg 45fb6530, kornia 52cee42a (ruff B006): `attrs=["x"]` became `attrs=None`, and `__init__`
-            # does `if attrs is None: attrs = ["x"]`. Nothing changed for the call.
-            continue
         meant = _meant_by_none(e, old_ref, j)
-        if meant is not None and same_default(meant, e.new_default):
-            continue  # the new default is what the old None stood for
+        if _no_change(e, old_ref, ref, j, meant):
+            continue
         what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
         why_not = _why_not_pinned(e, new_sig, j, old_module) or _rejected_now(e, ref, j, new_sig)
         # FBGEMM f592c6d: the updated tests moved to the new default, and the old one (`StepMode.USE_COUNTER`)
@@ -162,6 +151,25 @@ def pins_for(
                 )
             )
     return DefaultPins(tuple(info), hand, hand_note, what, tuple(pins))
+
+
+def _no_change(
+    e: Edit, old_ref: ClassRef | None, ref: ClassRef | None, j: Judging, meant: str | None
+) -> bool:
+    """A changed default that changes nothing for a call relying on it."""
+    if _same_object(e.old_default, old_ref, j.old_p, e.new_default, ref, j.new_p):
+        # hqq 255c55e: `compute_dtype=torch.float16` became `float16` after `from torch import float16`: the
+        # same object, spelled through another import.
+        return True
+    if _renamed_alongside(e.old_default, old_ref, e.new_default, ref, j):
+        return (
+            True  # kornia 8856d821: `kernel_function=Kernel.xu` became `MIKernel.xu` as the enum was renamed
+        )
+    if _restored(e, ref, j):
+        # pyg 45fb6530, kornia 52cee42a (ruff B006): `attrs=["x"]` became `attrs=None`, and `__init__` does
+        # `if attrs is None: attrs = ["x"]`.
+        return True
+    return meant is not None and same_default(meant, e.new_default)  # what the old None stood for
 
 
 def _gone(default: str, old_module: str | None, j: Judging) -> str | None:

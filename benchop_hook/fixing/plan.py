@@ -270,6 +270,17 @@ def _same_values(
     return True
 
 
+def _namesake_added(name: str, old: Signature, new: Signature) -> str | None:
+    """A parameter only the new signature has that shares a word of three letters or more with `name`
+    (`edge_feature`, `edge_attr`): maybe `name` renamed, where no rename was read."""
+    words = {w for w in name.lower().split("_") if len(w) >= 3}
+    for q in new.params:
+        fresh = old.get(q.name) is None and q.kind not in (Kind.VAR_POSITIONAL, Kind.VAR_KEYWORD)
+        if fresh and words & {w for w in q.name.lower().split("_") if len(w) >= 3}:
+            return q.name
+    return None
+
+
 def _named_for(src: str) -> str | None:
     """The name an argument is spelled as (`cfg` and `args.cfg` are both `cfg`), or None for an expression."""
     import ast
@@ -439,6 +450,15 @@ def plan(
             )
         if p_new is None and moved and p_old in moved and not _is_old_default(a.source, old.get(p_old)):
             return NoPlan(f"passes {p_old}={a.source}, {moved_clause(moved[p_old])}")
+        if p_new is None and a.kind == "kw" and not _is_old_default(a.source, old.get(p_old)):
+            twin = _namesake_added(p_old, old, new)
+            if twin is not None:
+                # pyg aa2c5985: `forward(x, ei, size=None, edge_feature=None)` -> `(x, ei, edge_attr=None,
+                # size=None)`. The slot moved, so no rename was read, and the edge features were dropped.
+                return NoPlan(
+                    f"passes {p_old}={a.source}; '{p_old}' was removed and '{twin}' added: if it is the same "
+                    f"parameter renamed, pass {twin}={a.source}, else drop it, by hand"
+                )
         if p_new is None:
             ops.append(ArgOp("drop", i))
             notes.append(f"dropped {a.source} ('{p_old}' was removed)")

@@ -1740,4 +1740,27 @@ def test_a_rename_the_constructor_and_a_method_share_is_no_move_to_the_method(tm
     repo.commit("a clearer name")
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert "moved elsewhere" not in r.stderr, r.stderr
-    assert "it leaves 'pruning_hash_load_factor' open" in r.stderr, r.stderr
+    assert "'load_factor' was removed and 'pruning_hash_load_factor' added" in r.stderr, r.stderr
+
+
+def test_a_value_for_a_removed_parameter_a_namesake_replaced_is_not_dropped(tmp_path: Path) -> None:
+    # pyg aa2c5985: `forward(x, ei, size=None, edge_feature=None)` -> `forward(x, ei, edge_attr=None,
+    # size=None)`. The slot moved, so no rename was read: `edge_feature=e1` was dropped, and the layer
+    # skipped its edge path, exit 0.
+    op = "class Conv:\n    def __init__(self, n):\n        self.n = n\n\n    def forward(self, x, ei, {}):\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/conv.py": op.format("size=None, edge_feature=None") + "        return x\n",
+            "benchmarks/bench_c.py": "from pkg.conv import Conv\n\n\ndef run(x, ei, e1):\n"
+            "    return Conv(4).forward(x, ei, edge_feature=e1)\n",
+        },
+    )
+    repo.write("pkg/conv.py", op.format("edge_attr=None, size=None") + "        return x\n")
+    repo.commit("edge_attr")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stdout == "", r.stdout
+    assert "'edge_feature' was removed and 'edge_attr' added" in r.stderr, r.stderr

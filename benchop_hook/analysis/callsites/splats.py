@@ -158,6 +158,13 @@ class SplatReader:
             return None
         if items is None:
             return None
+        return self._written_later(items, fn, name)
+
+    def _written_later(
+        self, items: list[tuple[str, str]], fn: ast.AST, name: str
+    ) -> list[tuple[str, str]] | None:
+        """`items` with the later `name["k"] = v` writes of `fn` added, or None when `name` is changed or
+        passed any other way."""
         # Later `d["k"] = v` writes with literal keys extend it; anything else (update, del, pop) gives up.
         for n in self.scopes.walk(fn):
             if isinstance(n, ast.Assign) and any(

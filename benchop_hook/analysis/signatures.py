@@ -357,6 +357,17 @@ def _same_number(a: str, b: str) -> bool:
     )
 
 
+def a_size(src: str) -> bool:
+    """An integer literal other than -1, 0 and 1, or a tuple or list of them: a size one test picks for
+    itself (`out_channels=8`), where -1, 0 and 1 are conventions (`dim=-1`) every caller writes alike."""
+    try:
+        v = ast.literal_eval(src)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    items = list(v) if isinstance(v, (tuple, list)) else [v]
+    return bool(items) and all(isinstance(x, int) and not isinstance(x, bool) and abs(x) > 1 for x in items)
+
+
 def is_constant_source(src: str) -> bool:
     """A value that means the same anywhere: literals, -literals, tuples of them, dotted names like
     torch.float16."""

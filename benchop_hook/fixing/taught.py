@@ -11,7 +11,7 @@ from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import Edit, EditKind
 from benchop_hook.analysis.examples import Learned, bound, bound_args, pair_free_names, template_of
 from benchop_hook.analysis.modules import ClassRef
-from benchop_hook.analysis.signatures import Signature, same_default
+from benchop_hook.analysis.signatures import Signature, a_size, same_default
 from benchop_hook.fixing.choices import is_choice
 from benchop_hook.fixing.judging import Judging
 from benchop_hook.fixing.plan import ArgOp, Plan, Value, applied, preview_of, targets_of
@@ -106,7 +106,7 @@ def from_the_commit(
             )
         target = new_sig.get(param)
         if target is not None and target.required and old_sig.get(param) is None:
-            if not expr.params and _one_sample(learned):
+            if not expr.params and _one_sample(learned) and a_size(src):
                 # pyg c4c787ba: `GraphUNet(16, depth=3)` -> `GraphUNet(16, 32, 8, depth=3)` in the one test
                 # updated: 32 and 8 are its own sizes, and the benchmark's 32 channels got out_channels=8.
                 # The parameter is left for the plan to fill from the call's own values, or to report.

@@ -685,3 +685,23 @@ def _inits(classes: Sequence[ast.ClassDef]) -> list[ast.FunctionDef | ast.AsyncF
         for fn in cls.body
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == "__init__"
     ]
+
+
+def switches_on_bool(classes: Sequence[ast.ClassDef], function: str, param: str) -> bool:
+    """A `function` of `classes` tests `isinstance(param, bool)`: any bool, False too, takes that branch (pyg
+    f3d0dfcb: `return_attention_weights=False` became `None`, and `if isinstance(return_attention_weights,
+    bool): return out, (edge_index, alpha)`)."""
+    for cls in classes:
+        for fn in cls.body:
+            if not (isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == function):
+                continue
+            for node in ast.walk(fn):
+                if (
+                    isinstance(node, ast.Call)
+                    and _plain_name(node.func) == "isinstance"
+                    and len(node.args) == 2
+                    and _plain_name(node.args[0]) == param
+                    and "bool" in {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
+                ):
+                    return True
+    return False

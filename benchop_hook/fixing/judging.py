@@ -22,6 +22,7 @@ from benchop_hook.analysis.edits import (
     read_from_another,
     refuses_a_value,
     related_names,
+    switches_on_bool,
 )
 from benchop_hook.analysis.evidence import TestEvidence
 from benchop_hook.analysis.examples import bound_args
@@ -115,7 +116,7 @@ def pins_for(
         if _no_change(e, old_ref, ref, j, meant):
             continue
         what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
-        why_not = _why_not_pinned(e, new_sig, j, old_module) or _rejected_now(e, ref, j, new_sig)
+        why_not = _why_not_pinned(e, new_sig, j, old_module) or _rejected_now(e, ref, j, new_sig, site.method)
         # FBGEMM f592c6d: the updated tests moved to the new default, and the old one (`StepMode.USE_COUNTER`)
         # is not imported in the benchmark: the tests say the new default is meant, so no pin by hand either.
         adopted = (
@@ -238,7 +239,9 @@ def _why_not_pinned(e: Edit, new_sig: Signature, j: Judging, old_module: str | N
     return None
 
 
-def _rejected_now(e: Edit, ref: ClassRef | None, j: Judging, new_sig: Signature) -> str | None:
+def _rejected_now(
+    e: Edit, ref: ClassRef | None, j: Judging, new_sig: Signature, method: str | None = None
+) -> str | None:
     """Why an old default is not pinned: the new constructor would not take it. It checks the parameter
     against a list of values the old default is not among (pyg 3e0e5a4: `return_type='log_proba'` became
     'log_prob', and `assert return_type in ['log_prob', 'prob', 'raw']`), or asserts it equals something
@@ -249,6 +252,16 @@ def _rejected_now(e: Edit, ref: ClassRef | None, j: Judging, new_sig: Signature)
         return None
     classes = _class_nodes(j.new_p, ref)
     old = e.old_default or ""
+    # Calling the object runs `__call__`, which is `forward` for a torch module (or by `__call__ = forward`).
+    functions = (
+        ["__init__"] if method is None else ["__call__", "forward"] if method == "__call__" else [method]
+    )
+    if (
+        old in ("True", "False")
+        and e.new_default == "None"
+        and any(switches_on_bool(classes, f, e.name) for f in functions)
+    ):
+        return f"not pinned: the new code takes any bool for '{e.name}' as a request (isinstance(..., bool))"
     if e.new_default == "None" and old != "None" and refuses_a_value(classes, e.name):
         return f"not pinned: the new constructor takes '{e.name}' only as None now (else it raises or warns)"
     equal = asserted_equal(classes, e.name)

@@ -1764,3 +1764,27 @@ def test_a_value_for_a_removed_parameter_a_namesake_replaced_is_not_dropped(tmp_
     assert r.returncode == 1, r.stdout + r.stderr
     assert r.stdout == "", r.stdout
     assert "'edge_feature' was removed and 'edge_attr' added" in r.stderr, r.stderr
+
+
+def test_a_bool_default_the_new_code_takes_as_a_request_is_not_pinned(tmp_path: Path) -> None:
+    # pyg f3d0dfcb: `forward(x, return_attention_weights=False)` became `=None`, and the body `if
+    # isinstance(return_attention_weights, bool): return out, alpha`. The pinned False returned a tuple where
+    # the benchmark measured a tensor.
+    op = "class Conv:\n    def __init__(self, n):\n        self.n = n\n\n    def forward(self, x, weights={}):\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/conv.py": op.format("False") + "        return (x, 1) if weights else x\n",
+            "benchmarks/bench_c.py": "from pkg.conv import Conv\n\n\ndef run(x):\n    return Conv(4).forward(x)\n",
+        },
+    )
+    repo.write(
+        "pkg/conv.py", op.format("None") + "        return (x, 1) if isinstance(weights, bool) else x\n"
+    )
+    repo.commit("weights on request")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout == "", r.stdout
+    assert "not pinned: the new code takes any bool for 'weights' as a request" in r.stderr, r.stderr

@@ -1770,14 +1770,18 @@ def test_a_bool_default_the_new_code_takes_as_a_request_is_not_pinned(tmp_path: 
     # pyg f3d0dfcb: `forward(x, return_attention_weights=False)` became `=None`, and the body `if
     # isinstance(return_attention_weights, bool): return out, alpha`. The pinned False returned a tuple where
     # the benchmark measured a tensor.
-    op = "class Conv:\n    def __init__(self, n):\n        self.n = n\n\n    def forward(self, x, weights={}):\n"
+    op = (
+        "class Conv:\n    def __init__(self, n):\n        self.n = n\n\n"
+        "    def forward(self, x, weights={}):\n"
+    )
     repo = _layout(
         tmp_path,
         OBJ_OPS,
         {
             "pkg/__init__.py": "",
             "pkg/conv.py": op.format("False") + "        return (x, 1) if weights else x\n",
-            "benchmarks/bench_c.py": "from pkg.conv import Conv\n\n\ndef run(x):\n    return Conv(4).forward(x)\n",
+            "benchmarks/bench_c.py": "from pkg.conv import Conv\n\n\ndef run(x):\n"
+            "    return Conv(4).forward(x)\n",
         },
     )
     repo.write(

@@ -299,7 +299,8 @@ def _mark_imported_dataclass_makers(mi: ModuleInfo, segments: Segments) -> None:
                 ci.dataclass = dataclass_info(ci.node, segments, frozenset({"dataclass", head.id}))
 
 
-def _bound_at_top(node: ast.stmt) -> list[str]:
+def bound_at_top(node: ast.stmt) -> list[str]:
+    """The names a statement binds where it stands: a definition's, an import's, an assignment's targets."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return [node.name]
     if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -315,10 +316,10 @@ def _bound_at_top(node: ast.stmt) -> list[str]:
 
 
 def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = None) -> None:
-    mi.names.update(_bound_at_top(node))
+    mi.names.update(bound_at_top(node))
     if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
         for sub in (*node.body, *getattr(node, "orelse", [])):
-            mi.names.update(_bound_at_top(sub))
+            mi.names.update(bound_at_top(sub))
     if isinstance(node, ast.ClassDef):
         mi.classes[node.name] = _read_class(node, segments)
     elif isinstance(node, ast.Import):
@@ -366,7 +367,7 @@ def _read_toplevel(node: ast.stmt, mi: ModuleInfo, segments: Segments | None = N
             *(s for h in handlers for s in h.body),
         )
         for sub in rest:
-            mi.names.update(_bound_at_top(sub))
+            mi.names.update(bound_at_top(sub))
 
 
 def _read_if(node: ast.If, mi: ModuleInfo, segments: Segments | None) -> None:

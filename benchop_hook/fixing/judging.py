@@ -9,20 +9,22 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchop_hook.analysis.callsites import Arg, CallSite
-from benchop_hook.analysis.changes import OpChange
-from benchop_hook.analysis.edits import (
-    Edit,
+from benchop_hook.analysis.bodies import (
     accepted_values,
     asserted_equal,
     defaults_built_from,
     filled_when_missing,
+    refuses_a_value,
+    switches_on_bool,
+)
+from benchop_hook.analysis.callsites import Arg, CallSite
+from benchop_hook.analysis.changes import OpChange
+from benchop_hook.analysis.edits import (
+    Edit,
     gained_elsewhere,
     public_callables,
     read_from_another,
-    refuses_a_value,
     related_names,
-    switches_on_bool,
 )
 from benchop_hook.analysis.evidence import TestEvidence
 from benchop_hook.analysis.examples import bound_args

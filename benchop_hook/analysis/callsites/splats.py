@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from benchop_hook.analysis.callsites.scopes import Scope, ScopeTree, bound_names, local_binding
-from benchop_hook.analysis.modules import dotted
+from benchop_hook.analysis.modules import bound_at_top, dotted
 
 
 class CallSplats(NamedTuple):
@@ -17,6 +17,10 @@ class CallSplats(NamedTuple):
     dict_items: tuple[tuple[str, str], ...] | None  # the one `**d`'s (key, value source), when literal
     star_items: tuple[str, ...] | None  # the one `*t`'s item sources, when literal
     opaque: str | None  # why a splat's contents can't be seen
+
+
+# Statements that bind a name other than by assignment (their targets are counted as stores).
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
 
 
 class SplatReader:
@@ -210,7 +214,9 @@ class SplatReader:
         for n in self.scopes.walk(tree):
             if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
                 binds += 1
-            elif name in _names_bound_otherwise(n):
+            elif (isinstance(n, _DEFINITIONS) and name in bound_at_top(n)) or (
+                isinstance(n, ast.Global) and name in n.names
+            ):
                 return False
         return binds == 1
 
@@ -221,12 +227,3 @@ class SplatReader:
                 return None
             out.append((k.value, self.segment(v)))
         return out
-
-
-def _names_bound_otherwise(n: ast.AST) -> list[str]:
-    """The names a definition, an import or a `global` statement binds."""
-    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [n.name]
-    if isinstance(n, (ast.Import, ast.ImportFrom)):
-        return [a.asname or a.name.split(".")[0] for a in n.names]
-    return list(n.names) if isinstance(n, ast.Global) else []

@@ -225,3 +225,51 @@ def switches_on_bool(classes: Sequence[ast.ClassDef], function: str, param: str)
         for fn in _functions(classes, function)
         for node in ast.walk(fn)
     )
+
+
+def parts_built_from(
+    old: Sequence[ast.ClassDef], new: Sequence[ast.ClassDef], removed: Iterable[str]
+) -> list[tuple[str, str]]:
+    """(removed parameter, `self.` attribute the old constructor built from it by a call, `self.lin =
+    Linear(in_channels, out_channels)`), where the new class and its ancestors mention neither that attribute
+    nor the parameter's name: the part is gone with the parameter, and a call that drops the value no longer
+    builds what it measured (pyg df2113b4: `APPNP(in_channels, out_channels, K, alpha)` -> `APPNP(K,
+    alpha)`, its linear layer removed). An Op that now reads the values from its inputs still names one of
+    them (`M = x.shape[0]`) or still has the part."""
+    gone = set(removed)
+    if not gone:
+        return []
+    found: list[tuple[str, str]] = []
+    for fn in _functions(old, "__init__"):
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign) and isinstance(node.value, _BUILDS):
+                used = gone & _names_in(_built_from(node.value))
+                found += [(p, a) for a in map(_self_attr, node.targets) if a for p in sorted(used)]
+    if not found:
+        return []
+    named = {
+        n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else n.arg
+        for cls in new
+        for n in ast.walk(cls)
+        if isinstance(n, (ast.Name, ast.Attribute, ast.arg))
+    }
+    # One of the part's sizes still named (`c_in = x.shape[-1]`): the Op reads them from its inputs now.
+    kept = {attr for p, attr in found if p in named or attr in named}
+    return [(p, attr) for p, attr in found if attr not in kept]
+
+
+# What builds a part, as against storing a value (`self.M = M`, `self.size = M * N`): a call, a comprehension.
+_BUILDS = (ast.Call, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _built_from(value: ast.expr) -> ast.AST:
+    """What a part is built from: a call's arguments (not the callee: `self.proj(x)` is no input of it)."""
+    if isinstance(value, ast.Call):
+        return ast.Tuple(elts=[*value.args, *(k.value for k in value.keywords)], ctx=ast.Load())
+    return value
+
+
+def _self_attr(t: ast.expr) -> str | None:
+    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+        return t.attr
+    return None

@@ -14,6 +14,7 @@ from benchop_hook.analysis.bodies import (
     asserted_equal,
     defaults_built_from,
     filled_when_missing,
+    parts_built_from,
     refuses_a_value,
     switches_on_bool,
 )
@@ -31,7 +32,7 @@ from benchop_hook.analysis.examples import bound_args
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Kind, Signature, free_names, is_constant_source, same_default
-from benchop_hook.fixing.plan import BUILT_FROM
+from benchop_hook.fixing.plan import BUILT_FROM, PART_OF
 
 
 @dataclass(frozen=True)
@@ -480,8 +481,9 @@ def defaults_lost(
     args: Sequence[Arg],
 ) -> dict[str, str]:
     """Removed parameter the call passes -> why dropping it loses a value: the old constructor built the
-    default of another parameter from it, which the call leaves out (`defaults_built_from`). Only for a call
-    with no splat: one whose `**kwargs` may pass that parameter is the run's to decide."""
+    default of another parameter from it, which the call leaves out (`defaults_built_from`), or a part the
+    new class no longer has (`parts_built_from`). Only for a call with no splat: one whose `**kwargs` may
+    pass that parameter is the run's to decide."""
     bv = bound_args(args, old_sig)
     old_p = j.commit_old_p
     if not bv or old_p is None:
@@ -491,13 +493,19 @@ def defaults_lost(
         # Every pair the change has, once: each call then keeps those it passes the one and leaves the other.
         removed = [p.name for p in old_sig.params if new_sig.get(p.name) is None]
         kept = [p.name for p in new_sig.params if old_sig.get(p.name) is not None]
-        j.memo[key] = defaults_built_from(
-            _class_nodes(old_p, old_ref), _class_nodes(j.new_p, new_ref), removed, kept
+        old_c, new_c = _class_nodes(old_p, old_ref), _class_nodes(j.new_p, new_ref)
+        j.memo[key] = (
+            defaults_built_from(old_c, new_c, removed, kept),
+            parts_built_from(old_c, new_c, removed),
         )
+    built, parts = j.memo[key]
     out: dict[str, str] = {}
-    for r, p in j.memo[key]:
+    for r, p in built:
         if r in bv and p not in bv:
             out.setdefault(r, BUILT_FROM + p)
+    for r, part in parts:
+        if r in bv:
+            out.setdefault(r, PART_OF + part)
     return out
 
 

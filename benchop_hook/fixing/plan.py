@@ -352,6 +352,7 @@ def default_pins(args: Sequence[Arg], old: Signature, new: Signature, edits: Seq
 
 # A `moved` reason that names the parameter whose default the old constructor built from the removed one.
 BUILT_FROM = "built the default of "
+PART_OF = "built the part self."
 
 
 def moved_clause(why: str) -> str:
@@ -361,6 +362,12 @@ def moved_clause(why: str) -> str:
         return (
             f"from which the old constructor built the default of '{other}', left at its bare default now: "
             f"pass {other} by hand"
+        )
+    if why.startswith(PART_OF):
+        part = why[len(PART_OF) :]
+        return (
+            f"from which the old constructor built self.{part}, a part the new class no longer has: "
+            "dropping it changes what is measured; rewrite the call by hand"
         )
     return f"a value the commit moved elsewhere ({why}): move it there by hand"
 

@@ -49,6 +49,34 @@ def retyped(
     return None
 
 
+def overwritten(
+    edits: Sequence[Edit], args: Sequence[Arg], old_sig: Signature, learned: Learned | None
+) -> str | None:
+    """A parameter renamed by its slot (`eps` -> `epsilon`) that the commit's own edits set to a constant of
+    their own (`eps=1e-5` -> `epsilon=1e-6`): they say the old value does not carry over, and not what this
+    call's own value becomes. Applying their edit would put their constant in place of the call's value;
+    carrying the value over would undo what they show. A call that passes the old default, or nothing, loses
+    nothing either way."""
+    if learned is None or learned.template is None:
+        return None
+    built = dict(learned.template.sets)
+    bv = bound_args(args, old_sig) or {}
+    for e in edits:
+        expr = built.get(e.new_name or "") if e.kind is EditKind.RENAMED and e.by == "position" else None
+        if expr is None or expr.params or e.name not in bv:
+            continue
+        old_p = old_sig.get(e.name)
+        value = bv[e.name].strip()
+        if old_p is not None and old_p.default is not None and same_default(value, old_p.default):
+            continue
+        return (
+            f"it passes {e.name}={value}; the commit's own edits set '{e.new_name}' to {expr.shown()} of their "
+            f"own where they passed '{e.name}', so nothing says what this value becomes: pass {e.new_name} "
+            "by hand"
+        )
+    return None
+
+
 def _other_type(
     old_ann: str | None, new_ann: str | None, old_def: str | None, new_def: str | None, value: str
 ) -> str | None:

@@ -15,7 +15,7 @@ from benchop_hook.analysis.signatures import Signature, a_size, same_default
 from benchop_hook.fixing.choices import is_choice
 from benchop_hook.fixing.judging import Judging
 from benchop_hook.fixing.plan import ArgOp, Plan, Value, applied, preview_of, targets_of
-from benchop_hook.fixing.refusals import classes_named, is_required, retyped
+from benchop_hook.fixing.refusals import classes_named, is_required, overwritten, retyped
 from benchop_hook.fixing.results import Example, shown_call
 
 
@@ -58,8 +58,10 @@ def taught_for(
     taught = from_the_commit(learned, site, args, old_sig, new_sig)
     if isinstance(taught, str):
         return taught
-    return retyped(edits, args, old_sig, new_sig, learned) or folded(
-        change, args, old_sig, new_sig, j, taught
+    return (
+        retyped(edits, args, old_sig, new_sig, learned)
+        or overwritten(edits, args, old_sig, learned)
+        or folded(change, args, old_sig, new_sig, j, taught)
     )
 
 

@@ -469,9 +469,13 @@ def test_scope_tree_records_scopes_bindings_and_parents() -> None:
 
 
 def test_local_binding_is_the_one_plain_assignment() -> None:
-    fn = ast.parse("def f(p):\n    a = {'x': 1}\n    b = 1\n    b = 2\n    p = 3\n").body[0]
+    fn = ast.parse(
+        "def f(p):\n    a = {'x': 1}\n    b = 1\n    b = 2\n    p = 3\n    c: dict = {}\n    d: dict\n"
+    ).body[0]
     value = local_binding(fn, "a", ["p"])
     assert isinstance(value, ast.Dict)
+    assert isinstance(local_binding(fn, "c", ["p"]), ast.Dict)  # annotated
+    assert local_binding(fn, "d", ["p"]) is None  # annotated, no value
     assert local_binding(fn, "b", ["p"]) is None  # bound twice
     assert local_binding(fn, "p", ["p"]) is None  # a parameter
 

@@ -1447,6 +1447,11 @@ def test_a_default_that_follows_its_enums_rename_is_no_change(tmp_path: Path) ->
         ),
         # The same dict, where the change renamed one of its keys: the module's dict is edited.
         ("KW = {'eps': 1e-6}\n\n\ndef run():\n    return Loss(0.5, 0.5, **KW)\n", "KW = {'epsilon': 1e-6}"),
+        # And annotated, in a function (FBGEMM's `kwargs: Dict[str, Any] = {...}`, unread before).
+        (
+            "def run():\n    kw: dict = {'eps': 1e-6}\n    return Loss(0.5, 0.5, **kw)\n",
+            "    kw: dict = {'epsilon': 1e-6}",
+        ),
     ],
 )
 def test_splats_the_change_cannot_reach_bind_as_before(
@@ -1792,3 +1797,97 @@ def test_a_bool_default_the_new_code_takes_as_a_request_is_not_pinned(tmp_path: 
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout == "", r.stdout
     assert "not pinned: the new code takes any bool for 'weights' as a request" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(
+    ("new_body", "hand_edit"),
+    [
+        # The linear part gone with its sizes: the model measured is another one.
+        ("        self.k = k\n\n    def forward(self, x):\n        return x * self.k\n", True),
+        # The Op reads the size from its input now (the TileOPs pattern): the value is not lost.
+        (
+            "        self.k = k\n\n    def forward(self, x):\n        c_in = x.shape[-1]\n"
+            "        return x[:, :c_in] * self.k\n",
+            False,
+        ),
+        # The part is still built, from something else.
+        ("        self.k = k\n        self.lin = Linear(k, k)\n", False),
+    ],
+)
+def test_a_size_that_built_a_part_the_new_class_dropped_is_not_dropped(
+    tmp_path: Path, new_body: str, hand_edit: bool
+) -> None:
+    # pyg df2113b4: `APPNP(in_channels, out_channels, K, alpha)` -> `APPNP(K, alpha)`, its `self.lin =
+    # Linear(in_channels, out_channels)` removed. The sizes were dropped as if the layer now read them from
+    # its input: `APPNP(K, alpha)`, exit 0, and the benchmark's model lost both linear layers.
+    old = (
+        "class Linear:\n    def __init__(self, a, b):\n        self.shape = (a, b)\n\n\n"
+        "class Conv:\n    def __init__(self, c_in, c_out, k):\n        self.k = k\n"
+        "        self.lin = Linear(c_in, c_out)\n"
+    )
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/conv.py": old,
+            "benchmarks/bench_conv.py": "from pkg.conv import Conv\n\n\ndef run(f, h):\n"
+            "    return Conv(f, h, 10)\n",
+        },
+    )
+    head = old.split("class Conv")[0]
+    repo.write("pkg/conv.py", head + "class Conv:\n    def __init__(self, k):\n" + new_body)
+    repo.commit("Conv: propagation only")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    if hand_edit:
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert (
+            "passes c_in=f, from which the old constructor built self.lin, a part the new class no longer "
+            "has: dropping it changes what is measured; rewrite the call by hand" in r.stderr
+        ), r.stderr
+        assert r.stdout == ""
+    else:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "+    return Conv(10)" in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize(
+    ("call", "rewritten"),
+    [
+        ("Op(4, eps=e)", None),  # the call's own value: neither theirs nor carried over
+        ("Op(4, eps=1e-3)", None),
+        ("Op(4, eps=1e-5)", "Op(4, epsilon=1e-6)"),  # the old default: their edit, whole
+    ],
+)
+def test_a_slot_the_tests_set_to_a_constant_of_their_own_is_not_filled_for_the_call(
+    tmp_path: Path, call: str, rewritten: str | None
+) -> None:
+    # The tests' edit `Op(4, eps=1e-5)` -> `Op(4, epsilon=1e-6)`: a rename read off the slot, undone by
+    # the tests, which set the new parameter to a constant of theirs. `Op(4, eps=e)` became
+    # `Op(4, epsilon=1e-6)`: the benchmark's own value dropped and the tests' put in its place, exit 0.
+    op = "class Op:\n    def __init__(self, n, {}=1e-5):\n        self.n = n\n"
+    test = "from pkg.op import Op\n\n\ndef test():\n    Op(4, {})\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS + 'test-paths = ["tests/**/*.py"]\n',
+        {
+            "pkg/__init__.py": "",
+            "pkg/op.py": op.format("eps"),
+            "tests/test_op.py": test.format("eps=1e-5"),
+            "benchmarks/bench_op.py": f"from pkg.op import Op\n\n\ndef run(e):\n    return {call}\n",
+        },
+    )
+    repo.write("pkg/op.py", op.format("epsilon"))
+    repo.write("tests/test_op.py", test.format("epsilon=1e-6"))
+    repo.commit("epsilon")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    if rewritten is None:
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert (
+            "the commit's own edits set 'epsilon' to 1e-6 of their own where they passed 'eps', so nothing "
+            "says what this value becomes: pass epsilon by hand" in r.stderr
+        ), r.stderr
+        assert r.stdout == ""
+    else:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "+    return " + rewritten in r.stdout, r.stdout + r.stderr

@@ -65,8 +65,8 @@ class Scoped(ast.expr):
 
 
 def local_binding(fn: ast.AST, name: str, params: Iterable[str]) -> ast.expr | None:
-    """The value of the one plain `name = ...` in `fn`, when `name` is not a parameter and nothing else binds
-    it.
+    """The value of the one plain `name = ...` (or `name: T = ...`) in `fn`, when `name` is not a parameter
+    and nothing else binds it.
 
     The one reader of "is `**name` a dict built here" that the static pass and the repair loop share.
     """
@@ -81,7 +81,7 @@ def local_binding(fn: ast.AST, name: str, params: Iterable[str]) -> ast.expr | N
             for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
         )
     ]
-    if len(assigns) != 1 or not isinstance(assigns[0], ast.Assign):
+    if len(assigns) != 1 or isinstance(assigns[0], ast.AugAssign):
         return None
     return assigns[0].value
 

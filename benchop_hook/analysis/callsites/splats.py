@@ -185,11 +185,15 @@ class SplatReader:
                     # FBGEMM 042cf198: `kw["eps"] = eps` in two exclusive branches is one key, not two.
                     items.append(item)
             elif (
-                isinstance(n, ast.Call)
-                and isinstance(n.func, ast.Attribute)
-                and isinstance(n.func.value, ast.Name)
-                and n.func.value.id == name
-            ) or isinstance(n, ast.Delete):
+                (
+                    isinstance(n, ast.Call)
+                    and isinstance(n.func, ast.Attribute)
+                    and isinstance(n.func.value, ast.Name)
+                    and n.func.value.id == name
+                )
+                or isinstance(n, ast.Delete)
+                or (isinstance(n, (ast.AnnAssign, ast.AugAssign)) and isinstance(n.target, ast.Subscript))
+            ):
                 return None
             elif isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
                 parent = self.parents.get(n)

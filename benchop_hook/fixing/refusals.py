@@ -70,9 +70,9 @@ def overwritten(
         if old_p is not None and old_p.default is not None and same_default(value, old_p.default):
             continue
         return (
-            f"it passes {e.name}={value}; the commit's own edits set '{e.new_name}' to {expr.shown()} of their "
-            f"own where they passed '{e.name}', so nothing says what this value becomes: pass {e.new_name} "
-            "by hand"
+            f"it passes {e.name}={value}; the commit's own edits set '{e.new_name}' to {expr.shown()} of "
+            f"their own where they passed '{e.name}', so nothing says what this value becomes: pass "
+            f"{e.new_name} by hand"
         )
     return None
 

@@ -172,6 +172,19 @@ REACH = [
         "alias",
         {"SumOp", "MeanOp"},
     ),
+    (
+        "a-benchmark-subclass-building-its-base",
+        HEAD + "class Mine(SumOp):\n    def __init__(self, m):\n        super().__init__(m, 2, 'f')\n",
+        "direct",
+        {"SumOp"},
+    ),
+    (
+        "the-same-with-super-spelled-out",
+        HEAD
+        + "class Mine(MeanOp):\n    def __init__(self, m):\n        super(Mine, self).__init__(m, 2, 'f')\n",
+        "direct",
+        {"MeanOp"},
+    ),
 ]
 
 
@@ -191,6 +204,15 @@ NOTHING = [
         HEAD + "class T:\n    cls = SumOp\n\n    def test(self):\n        cls(1)\n",
     ),
     ("a-parameter-nobody-passes", "def test(cls):\n    cls(1, 2, 'f')\n"),
+    (
+        "super-with-two-bases-the-mro-decides",
+        HEAD + "class Mine(SumOp, MeanOp):\n    def __init__(self):\n        super().__init__(1, 2, 'f')\n",
+    ),
+    (
+        "super-outside-a-method-of-the-class",
+        HEAD + "class Mine(SumOp):\n    def __init__(self):\n        def f():\n"
+        "            super().__init__(1, 2, 'f')\n",
+    ),
 ]
 
 

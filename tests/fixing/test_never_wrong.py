@@ -1891,3 +1891,42 @@ def test_a_slot_the_tests_set_to_a_constant_of_their_own_is_not_filled_for_the_c
     else:
         assert r.returncode == 0, r.stdout + r.stderr
         assert "+    return " + rewritten in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize(
+    ("new_op", "rewritten"),
+    [
+        # `m` removed: the subclass's own call of the Op's constructor breaks like any other.
+        (
+            "class Op:\n    def __init__(self, n, dtype):\n        self.n = n\n",
+            '        super().__init__(n, "f16")',
+        ),
+        # The Op renamed with its constructor as it was: the base's import follows, the call stays.
+        ("class NewOp:\n    def __init__(self, m, n, dtype):\n        self.n = n\n", None),
+    ],
+)
+def test_a_benchmark_subclass_building_its_op_through_super_is_a_call_of_the_op(
+    tmp_path: Path, new_op: str, rewritten: str | None
+) -> None:
+    # `class MyOp(Op): def __init__(...): super().__init__(m, n, "f16")` in a benchmark: no call site was
+    # seen there, so `Op(m, n, dtype)` -> `Op(n, dtype)` left "every benchmark call still binds", and the
+    # benchmark failed at its first case.
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/op.py": "class Op:\n    def __init__(self, m, n, dtype):\n        self.n = n\n",
+            "benchmarks/bench_op.py": "from pkg.op import Op\n\n\nclass MyOp(Op):\n"
+            '    def __init__(self, m, n):\n        super().__init__(m, n, "f16")\n\n\nMyOp(4, 8)\n',
+        },
+    )
+    repo.write("pkg/op.py", new_op)
+    repo.commit("change the Op")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    if rewritten is not None:
+        assert "+" + rewritten in r.stdout, r.stdout + r.stderr
+    else:
+        assert "+from pkg.op import NewOp\n" in r.stdout and "+class MyOp(NewOp):\n" in r.stdout, r.stdout
+        assert "+        super()" not in r.stdout, r.stdout

@@ -72,6 +72,10 @@ class ModuleAnalyzer:
         """What the callee can be, and the method called when it is an Op instance."""
         ev = self.evaluator
         func = node.func
+        parent = self._super_base(func)
+        if parent is not None:
+            atoms = ev.eval(parent[0], parent[1])
+            return (atoms, None) if atoms and all(isinstance(a, ClassRef) for a in atoms) else (set(), None)
         if isinstance(func, ast.Attribute):
             base = ev.eval(func.value, scope)
             if base and all(isinstance(b, Instance) for b in base):
@@ -94,6 +98,45 @@ class ModuleAnalyzer:
         if atoms and all(isinstance(a, Instance) for a in atoms):
             return atoms, "__call__"
         return atoms, None
+
+    def _super_base(self, func: ast.expr) -> tuple[ast.expr, Scope] | None:
+        """The base class and the scope it is named in, for `super().__init__` (or `super(Cls, self)`) in a
+        method of a class with one base: a benchmark's own subclass of an Op builds the Op there. With
+        several bases the MRO decides whose `__init__` runs: not read."""
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr == "__init__"
+            and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name)
+            and func.value.func.id == "super"
+            and not func.value.keywords
+        ):
+            return None
+        fn: ast.AST | None = self.parents.get(func)
+        while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            fn = self.parents.get(fn)
+        cls = self.parents.get(fn) if fn is not None else None
+        cls_scope = self.scopes.scopes.get(cls) if cls is not None else None
+        if not (
+            isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and isinstance(cls, ast.ClassDef)
+            and fn in cls.body
+            and len(cls.bases) == 1
+            and not cls.keywords
+            and cls_scope is not None
+        ):
+            return None
+        sargs = func.value.args
+        first = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][:1]
+        if sargs and not (
+            len(sargs) == 2
+            and isinstance(sargs[0], ast.Name)
+            and sargs[0].id == cls.name
+            and first == [getattr(sargs[1], "id", None)]
+        ):
+            return None
+        outer = cls_scope.up()
+        return (cls.bases[0], outer) if outer is not None else None
 
     def _partial(self, node: ast.Call, scope: Scope) -> CallSite | None:
         """`functools.partial(Op, ...)`: a call of the Op whose first arguments are written here and whose
@@ -134,6 +177,8 @@ class ModuleAnalyzer:
         """How the callee reaches the call (asked only of calls an Op reaches)."""
         if method is not None:
             return "instance"
+        if self._super_base(func) is not None:
+            return "direct"  # the base is named where the class is defined: its import follows a rename
         if isinstance(func, ast.Attribute):
             return "module"
         if isinstance(func, ast.Subscript):

@@ -253,6 +253,8 @@ class _Rewriter(cst.CSTTransformer):
         self.applied.add(key)
         if self.layout is not None and r.start.line == r.end.line:
             return self._fit(r, new)
+        if self.layout is not None:
+            return self._fit_last_line(r, updated, new)
         return new
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -293,6 +295,43 @@ class _Rewriter(cst.CSTTransformer):
         except Exception:  # noqa: BLE001 - a layout that does not parse is not used
             return call
         return wrapped.with_changes(lpar=call.lpar, rpar=call.rpar) if isinstance(wrapped, cst.Call) else call
+
+    def _fit_last_line(self, r: CodeRange, before: cst.Call, call: cst.Call) -> cst.Call:
+        """A wrapped call whose last line the arguments appended to it push past the line length: those
+        arguments on a line of their own, indented as the call's last line break indents (pyg f4622e59:
+        `..., dropout=0.25, act=F.relu)` at 93 columns of 88)."""
+        assert self.layout is not None
+        line = self.layout.lines[r.end.line - 1] if r.end.line <= len(self.layout.lines) else ""
+        code = cst.Module(body=[]).code_for_node
+        old_text, new_text = code(before), code(call)
+        if old_text.count("\n") != new_text.count("\n") or len(line) > self.layout.limit:
+            return call  # lines added or removed, or it did not fit before either: left as it is
+        grown = len(new_text.rsplit("\n", 1)[-1]) - len(old_text.rsplit("\n", 1)[-1])
+        if len(line) + grown <= self.layout.limit:
+            return call
+        breaks = [
+            a.comma.whitespace_after
+            for a in before.args
+            if isinstance(a.comma, cst.Comma)
+            and isinstance(a.comma.whitespace_after, cst.ParenthesizedWhitespace)
+        ]
+        # The arguments added at the end: their values are new nodes (a kept or renamed one keeps its own).
+        old_values = {id(a.value) for a in before.args}
+        args = list(call.args)
+        first = len(args)
+        while first > 1 and id(args[first - 1].value) not in old_values:
+            first -= 1
+        comma = args[first - 1].comma if 0 < first < len(args) else None
+        if not breaks or not isinstance(comma, cst.Comma) or id(args[first - 1].value) not in old_values:
+            return call
+        if isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace):
+            return call
+        indent = breaks[-1]
+        args[first - 1] = args[first - 1].with_changes(comma=comma.with_changes(whitespace_after=indent))
+        wrapped = call.with_changes(args=args)
+        last = code(wrapped).rsplit("\n", 1)[-1]
+        width = (len(self.blocks[-1]) if indent.indent else 0) + len(last) + len(line) - r.end.column
+        return wrapped if width <= self.layout.limit else call
 
     def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.BaseExpression:
         r = self._pos(original)

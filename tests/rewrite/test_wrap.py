@@ -66,3 +66,27 @@ def test_wrapped_the_way_the_file_wraps() -> None:
         wrap_call("Op", ["a"], column=4, suffix="", limit=88, style="hanging", line_indent="", block=0)
         is None
     )
+
+
+def test_arguments_appended_past_the_line_length_go_on_a_line_of_their_own() -> None:
+    # pyg f4622e59: a pin appended to a call wrapped under its parenthesis made its last line 93 columns
+    # of 88. The new argument goes on a line of its own, indented as the call's other continuation line.
+    from benchop_hook.fixing.plan import ArgOp
+    from benchop_hook.rewrite.edit import CallEdit, rewrite
+
+    head = "class Net:\n    def __init__(self):\n        self.conv = ARMAConv(features, 16, stacks=3,\n"
+    src = head + "                             layers=2, shared=True, dropout=0.25)\n"
+    call = ast.parse(src).body[0].body[0].body[0].value  # type: ignore[attr-defined]
+    where = (call.lineno, call.col_offset, call.end_lineno, call.end_col_offset)
+    pin = ArgOp("add_kw", None, "act", "F.relu")
+    res = rewrite(src.encode(), [CallEdit(*where, (pin,))], line_length=72)
+    assert res.data.decode() == (
+        head + "                             layers=2, shared=True, dropout=0.25,\n"
+        "                             act=F.relu)\n"
+    )
+    # Within the limit, it stays where the other arguments are.
+    res = rewrite(src.encode(), [CallEdit(*where, (pin,))], line_length=120)
+    assert (
+        res.data.decode()
+        == head + "                             layers=2, shared=True, dropout=0.25, act=F.relu)\n"
+    )

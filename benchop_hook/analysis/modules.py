@@ -52,6 +52,9 @@ class ClassInfo:
     node: ast.ClassDef | None = field(default=None, repr=False, compare=False)
     dataclass_like: bool = False
     dataclass: DataclassInfo | None = None  # @dataclass: the fields its synthesized __init__ takes
+    # `__init__(self, ..., **kw)` whose one `super().__init__(...)` passes `**kw` on: how many positional
+    # arguments and which keywords that call gives the base itself (the rest of the base's come through kw).
+    init_forwards: tuple[int, frozenset[str]] | None = None
     _fingerprint: str | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -404,12 +407,14 @@ def _read_class(node: ast.ClassDef, segments: Segments | None = None) -> ClassIn
     bases = tuple(d for d in (dotted(b) for b in node.bases) if d is not None)
     init: Signature | None = None
     passthrough = False
+    forwards: tuple[int, frozenset[str]] | None = None
     methods: dict[str, Signature] = {}
     for item in node.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if item.name == "__init__":
                 init = from_function(item, segments=segments)
                 passthrough = init.is_passthrough
+                forwards = None if passthrough else _forwards_kwargs(item, node.name)
             elif not item.name.startswith("_") or item.name in PUBLIC_DUNDERS:
                 if any(isinstance(d, ast.Name) and d.id == "property" for d in item.decorator_list):
                     continue
@@ -443,7 +448,45 @@ def _read_class(node: ast.ClassDef, segments: Segments | None = None) -> ClassIn
         node,
         dataclass_like,
         dataclass_info(node, segments),
+        forwards,
     )
+
+
+def _forwards_kwargs(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, cls: str
+) -> tuple[int, frozenset[str]] | None:
+    """(positional arguments, keywords) the one `super().__init__(...)` of `fn` passes besides `**kw`, where
+    `kw` is `fn`'s own `**kwargs` and nothing else in `fn` reads it: every keyword a caller puts there
+    reaches the base's constructor as it is. None otherwise (no such call, a `*args` in it whose length
+    is unknown, or a `kw` the body looks into or changes first)."""
+    kw = fn.args.kwarg.arg if fn.args.kwarg is not None else None
+    if kw is None:
+        return None
+    supers = [
+        n
+        for n in ast.walk(fn)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "__init__"
+        and isinstance(n.func.value, ast.Call)
+        and isinstance(n.func.value.func, ast.Name)
+        and n.func.value.func.id == "super"
+        and (not n.func.value.args or (dotted(n.func.value.args[0]) == cls and len(n.func.value.args) == 2))
+    ]
+    if len(supers) != 1:
+        return None
+    call = supers[0]
+    splats = [k for k in call.keywords if k.arg is None]
+    if (
+        any(isinstance(a, ast.Starred) for a in call.args)
+        or len(splats) != 1
+        or not (isinstance(splats[0].value, ast.Name) and splats[0].value.id == kw)
+    ):
+        return None
+    uses = sum(1 for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == kw)
+    if uses != 1:
+        return None
+    return len(call.args), frozenset(k.arg for k in call.keywords if k.arg is not None)
 
 
 class ParseCache:

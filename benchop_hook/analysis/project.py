@@ -16,6 +16,7 @@ from typing import TypeVar
 from benchop_hook.analysis.modules import ClassInfo, ClassRef, ModuleInfo, ModuleRef, ParseCache
 from benchop_hook.analysis.signatures import (
     DataclassInfo,
+    Kind,
     Param,
     Signature,
     dataclass_signature,
@@ -381,7 +382,7 @@ class Project:
         elif ci.dataclass_like and ci.dataclass is None and ci.init is None:
             result = None  # attrs and friends: their rules are not read
         elif ci.init is not None and not ci.init_passthrough:
-            result = ci.init
+            result = self._with_forwarded(ref, ci, _seen) if ci.init_forwards else ci.init
         else:
             result = Signature(())
             for b in self.bases(ref):
@@ -401,6 +402,33 @@ class Project:
             if result is not None and ci.init_passthrough and not result.params:
                 result = ci.init
         return result
+
+    def _with_forwarded(self, ref: ClassRef, ci: ClassInfo, seen: frozenset[ClassRef]) -> Signature | None:
+        """`__init__(self, n, act="relu", **kwargs)` that passes `**kwargs` on to its one base's constructor:
+        its own parameters, then, keyword-only, those of the base's that its `super().__init__(...)` leaves
+        to `kwargs` (`Sub(4, eps=1e-3)` is a call of the base's `eps` as much as `Base(4, eps=1e-3)` is).
+        Its own signature when the base is outside the repository or can't be read."""
+        own = ci.init
+        assert own is not None and ci.init_forwards is not None
+        bases = self.bases(ref)
+        base = bases[0] if len(bases) == 1 and isinstance(bases[0], ClassRef) else None
+        sig = self.constructor(base, seen | {ref}) if base is not None else None
+        if sig is None:
+            return own
+        n_pos, given = ci.init_forwards
+        taken = {p.name for p in own.params} | given
+        positional = [p for p in sig.params if p.positional]
+        filled = {p.name for p in positional[:n_pos]}
+        rest = [
+            Param(p.name, Kind.KEYWORD_ONLY, p.default, p.annotation)
+            for p in sig.params
+            if p.keyword and p.name not in filled and p.name not in taken
+        ]
+        mine = [p for p in own.params if p.kind is not Kind.VAR_KEYWORD]
+        tail = [p for p in own.params if p.kind is Kind.VAR_KEYWORD] if sig.var_keyword is not None else []
+        names = {p.name for p in rest}
+        aliases = own.aliases + tuple(a for a in sig.aliases if a[1] in names)
+        return Signature((*mine, *rest, *tail), own.refused | (sig.refused - taken), aliases)
 
     def _dataclass_init(self, ref: ClassRef, own: DataclassInfo) -> Signature | None:
         """Fields of the dataclasses in the bases (first base last, as dataclasses collects them), then

@@ -2,7 +2,7 @@
 
 A file is skipped only when its own bytes and the bytes of every module its
 names were resolved through are unchanged, and so are the list of Python files,
-the configuration and bench-op's version. Anything else means: analyse again.
+the configuration and bench-op's version and source files. Anything else means: analyse again.
 """
 
 from __future__ import annotations
@@ -21,11 +21,25 @@ def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+def _code_stamp() -> str:
+    """bench-op's own source files, by name, size and modification time: a file that bound last time may
+    not under the rules of another build of the same version (an editable install, a reinstall)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parts = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(f for f in files if f.endswith(".py")):
+            st = os.stat(os.path.join(folder, name))
+            parts.append(f"{os.path.relpath(os.path.join(folder, name), root)}:{st.st_size}:{st.st_mtime_ns}")
+    return "\n".join(parts)
+
+
 class CleanCache:
     def __init__(self, folder: str | None, context: Iterable[str]) -> None:
         self.folder = folder
         h = hashlib.blake2b(digest_size=16)
         h.update(__version__.encode())
+        h.update(_code_stamp().encode())
         for item in context:
             h.update(item.encode("utf-8", "surrogateescape"))
             h.update(b"\0")

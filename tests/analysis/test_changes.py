@@ -293,3 +293,22 @@ def test_a_rename_hint_from_the_tests_is_marked_so() -> None:
         "new_index": 1,
         "by": "tests",
     }
+
+
+def test_a_change_reaches_a_subclass_that_passes_its_kwargs_on() -> None:
+    # `Sub(n, act="relu", **kwargs)` -> `super().__init__(n, **kwargs)`: its own signature never changed, and
+    # `Sub(4, eps=1e-3)` broke with the base's rename, "no Op constructor changed".
+    child = (
+        "from lib.ops.reduce import ReduceOp\n\n\nclass SumOp(ReduceOp):\n"
+        "    def __init__(self, n, act='relu', **kwargs):\n        super().__init__(n, **kwargs)\n"
+    )
+    old = {REDUCE: ops(cls("ReduceOp", "n, eps=1e-5")), "lib/ops/sum.py": child}
+    new = {REDUCE: ops(cls("ReduceOp", "n, epsilon=1e-5")), "lib/ops/sum.py": child}
+    found = changes(old, new)
+    assert [c.name for c in found] == ["ReduceOp", "SumOp"]
+    assert (
+        found[1]
+        .headline()
+        .startswith("SumOp(n, act='relu', *, eps=1e-5) -> SumOp(n, act='relu', *, epsilon=1e-5)")
+    ), found[1].headline()
+    assert [(e.kind, e.name, e.new_name) for e in found[1].edits] == [(EditKind.RENAMED, "eps", "epsilon")]

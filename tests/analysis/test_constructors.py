@@ -212,3 +212,35 @@ def test_dataclass_op_and_namespace_package_end_to_end(repo: Repo, tmp_path: Pat
     assert r.returncode == 0, r.stdout + r.stderr
     assert "from minitile.ops.reduction import ProdFwdOp" in r.stdout and "unresolved" in r.stdout
     assert "every benchmark call binds" not in r.stdout and "1 import bench-op could not resolve" in r.stdout
+
+
+BASE = "class Base:\n    def __init__(self, n, eps=1e-5, *, causal=False, **extra):\n        pass\n\n\n"
+
+
+@pytest.mark.parametrize(
+    ("sub", "expected"),
+    [
+        # Its own parameters, then the base's that only `**kwargs` can carry, keyword-only.
+        (
+            "    def __init__(self, n, act='relu', **kwargs):\n        super().__init__(n, **kwargs)\n",
+            "(n, act='relu', *, eps=1e-5, causal=False, **kwargs)",
+        ),
+        # What the call gives the base itself is no parameter of the subclass.
+        (
+            "    def __init__(self, n, **kw):\n        super(Sub, self).__init__(n, causal=True, **kw)\n",
+            "(n, *, eps=1e-5, **kw)",
+        ),
+        # A `kwargs` the body reads first, a `*args` of unknown length: its own signature, as before.
+        (
+            "    def __init__(self, n, **kw):\n        kw.pop('eps', None)\n"
+            "        super().__init__(n, **kw)\n",
+            "(n, **kw)",
+        ),
+        ("    def __init__(self, *a, k=1, **kw):\n        super().__init__(*a, **kw)\n", "(*a, k=1, **kw)"),
+    ],
+)
+def test_a_constructor_passing_its_kwargs_on_takes_the_bases_keywords(sub: str, expected: str) -> None:
+    source = BASE + "class Sub(Base):\n" + sub
+    p = Project(Files({"pkg/__init__.py": "", "pkg/m.py": source}), ParseCache(), lambda _: True, {"Op"})
+    sig = p.constructor(ClassRef("pkg.m", "Sub"))
+    assert sig is not None and sig.render() == expected

@@ -273,3 +273,23 @@ def _self_attr(t: ast.expr) -> str | None:
     if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
         return t.attr
     return None
+
+
+def unnamed(classes: Sequence[ast.ClassDef], names: Iterable[str]) -> set[str]:
+    """Those of `names` that nothing in `classes` mentions: no name, attribute, parameter or keyword of
+    that spelling, nor a string of it (`kwargs.get("p")`, `getattr(self, "p")`, a deprecation decorator's
+    `name="p"`)."""
+    left = set(names)
+    for cls in classes:
+        for n in ast.walk(cls):
+            if isinstance(n, ast.Name):
+                left.discard(n.id)
+            elif isinstance(n, ast.Attribute):
+                left.discard(n.attr)
+            elif isinstance(n, (ast.arg, ast.keyword)):
+                left.discard(n.arg or "")
+            elif isinstance(n, ast.Constant) and isinstance(n.value, str):
+                left.discard(n.value)
+            if not left:
+                return left
+    return left

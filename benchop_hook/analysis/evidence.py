@@ -273,6 +273,23 @@ class TestEvidence:
             seen = True
         return seen
 
+    def drops_param(
+        self, old_ref: ClassRef, new_ref: ClassRef, param: str, old_sig: Signature, new_sig: Signature
+    ) -> bool:
+        """An updated test call of the same Op that passed `param` now leaves it out, whatever it passed."""
+        if self.old_p is None:
+            return False
+        for old_path, new_path in self.changed:
+            if old_path is None or new_path is None:
+                continue
+            old_data = self.old_p.snapshot.read(old_path)
+            if old_data is None or param.encode() not in old_data or old_ref.name.encode() not in old_data:
+                continue
+            pairs = self._bound_pairs(old_path, new_path, old_ref, new_ref, old_sig, new_sig)
+            if any(param in ov and param not in nv for _, ov, nv in pairs):
+                return True
+        return False
+
     def drops_same_way(
         self,
         old_ref: ClassRef,

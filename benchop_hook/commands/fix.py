@@ -55,7 +55,8 @@ def main(opts: Options) -> int:
     if opts.json:
         write_json(opts.json, data)
     summarize(opts, "fix", data, label=target.label, diffs=diffs)
-    return EXIT_BLOCKED if result.broken else EXIT_OK
+    # A call only a run can judge is no block: nothing about it is provably broken (`bench-op run` decides).
+    return EXIT_BLOCKED if any(not f.runtime_candidate for f in result.broken) else EXIT_OK
 
 
 def _rendered(opts: Options, result: StaticResult, *, wrote: bool) -> str:

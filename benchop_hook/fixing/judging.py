@@ -17,6 +17,7 @@ from benchop_hook.analysis.bodies import (
     parts_built_from,
     refuses_a_value,
     switches_on_bool,
+    unnamed,
 )
 from benchop_hook.analysis.callsites import Arg, CallSite
 from benchop_hook.analysis.changes import OpChange
@@ -32,7 +33,7 @@ from benchop_hook.analysis.examples import bound_args
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Kind, Signature, free_names, is_constant_source, same_default
-from benchop_hook.fixing.plan import BUILT_FROM, PART_OF
+from benchop_hook.fixing.plan import BUILT_FROM, FORGOTTEN, PART_OF
 
 
 @dataclass(frozen=True)
@@ -482,8 +483,10 @@ def defaults_lost(
 ) -> dict[str, str]:
     """Removed parameter the call passes -> why dropping it loses a value: the old constructor built the
     default of another parameter from it, which the call leaves out (`defaults_built_from`), or a part the
-    new class no longer has (`parts_built_from`). Only for a call with no splat: one whose `**kwargs` may
-    pass that parameter is the run's to decide."""
+    new class no longer has (`parts_built_from`); or, for an optional one, nothing in the new class names it
+    any more (`unnamed`: what the value chose is gone with it, where an Op that reads it from its inputs
+    still names it), unless the commit's tests drop it too. Only for a call with no splat: one whose
+    `**kwargs` may pass that parameter is the run's to decide."""
     bv = bound_args(args, old_sig)
     old_p = j.commit_old_p
     if not bv or old_p is None:
@@ -494,11 +497,21 @@ def defaults_lost(
         removed = [p.name for p in old_sig.params if new_sig.get(p.name) is None]
         kept = [p.name for p in new_sig.params if old_sig.get(p.name) is not None]
         old_c, new_c = _class_nodes(old_p, old_ref), _class_nodes(j.new_p, new_ref)
+        added = [p.name for p in new_sig.params if old_sig.get(p.name) is None]
+        optional = [
+            p.name
+            for p in old_sig.params
+            if p.name in removed
+            and p.default is not None
+            and p.kind not in _SPLATS
+            and not any(related_names(p.name, q) for q in added)
+        ]
         j.memo[key] = (
             defaults_built_from(old_c, new_c, removed, kept),
             parts_built_from(old_c, new_c, removed),
+            unnamed(new_c, optional) if new_c else set(),
         )
-    built, parts = j.memo[key]
+    built, parts, forgotten = j.memo[key]
     out: dict[str, str] = {}
     for r, p in built:
         if r in bv and p not in bv:
@@ -506,6 +519,10 @@ def defaults_lost(
     for r, part in parts:
         if r in bv:
             out.setdefault(r, PART_OF + part)
+    for r in sorted(forgotten):
+        # The commit's own tests dropping it is evidence enough that nothing was lost.
+        if r in bv and r not in out and not j.evidence.drops_param(old_ref, new_ref, r, old_sig, new_sig):
+            out[r] = FORGOTTEN
     return out
 
 

@@ -353,6 +353,7 @@ def default_pins(args: Sequence[Arg], old: Signature, new: Signature, edits: Seq
 # A `moved` reason that names the parameter whose default the old constructor built from the removed one.
 BUILT_FROM = "built the default of "
 PART_OF = "built the part self."
+FORGOTTEN = "nothing in the new class reads it"
 
 
 def moved_clause(why: str) -> str:
@@ -362,6 +363,11 @@ def moved_clause(why: str) -> str:
         return (
             f"from which the old constructor built the default of '{other}', left at its bare default now: "
             f"pass {other} by hand"
+        )
+    if why == FORGOTTEN:
+        return (
+            "which nothing in the new class reads any more, and no test the commit updated drops it: "
+            "dropping it changes what is measured; rewrite the call by hand"
         )
     if why.startswith(PART_OF):
         part = why[len(PART_OF) :]
@@ -455,7 +461,14 @@ def plan(
                 "and no test the commit updated drops it the same way: carry that choice over by hand",
                 choice=(i, p_old, a.source),
             )
-        if p_new is None and moved and p_old in moved and not _is_old_default(a.source, old.get(p_old)):
+        if (
+            p_new is None
+            and moved
+            and p_old in moved
+            and not _is_old_default(a.source, old.get(p_old))
+            # A slot another parameter took says more than "nothing reads it": the report names both.
+            and not (moved[p_old] == FORGOTTEN and p_old in contested_slot)
+        ):
             return NoPlan(f"passes {p_old}={a.source}, {moved_clause(moved[p_old])}")
         if p_new is None and a.kind == "kw" and not _is_old_default(a.source, old.get(p_old)):
             twin = _namesake_added(p_old, old, new)

@@ -194,7 +194,7 @@ def test_a_class_bench_op_cant_read_moved_needs_no_hand_edit(tmp_path: Path, bod
     assert "hand edit" not in out
     assert "SmemBytes is now kern.ops.epi.SmemBytes" in out
     if body_changed:
-        assert code == 1 and "1 call can only be judged by running" in out, out
+        assert code == 0 and "1 call can only be judged by running" in out, out  # no block: the run decides
     else:
         assert code == 0, out
         assert "rewrote the imports of 1 benchmark file; every call binds with the same meaning." in out
@@ -275,4 +275,4 @@ def test_a_keyword_splat_the_change_cannot_reach_is_no_finding(
     repo.replace("src/kern/ops/cfg.py", "n_embd=4096, bias=True", new)
     repo.commit("a field")
     code, out, _ = fix(repo)
-    assert ("left to the run" in out) is unknown and code == (1 if unknown else 0), out
+    assert ("left to the run" in out) is unknown and code == 0, out  # the run decides: no block

@@ -30,7 +30,7 @@ from benchop_hook.analysis.edits import (
 )
 from benchop_hook.analysis.evidence import TestEvidence
 from benchop_hook.analysis.examples import bound_args
-from benchop_hook.analysis.modules import ClassRef
+from benchop_hook.analysis.modules import ClassRef, ModuleRef
 from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Kind, Signature, free_names, is_constant_source, same_default
 from benchop_hook.fixing.plan import BUILT_FROM, FORGOTTEN, PART_OF
@@ -139,6 +139,15 @@ def pins_for(
                 f"not pinned: the old constructor turned None into {meant}; pin {e.name}={meant} by hand"
             )
             hand = True
+        elif (other := _named_otherwise(e.old_default or "", old_ref, site, j)) is not None:
+            # flax 2d32f287: `init_fn=initializers.zeros` meant the library's `initializers`; the benchmark's
+            # own `initializers` is jax.nn's. The pin would bind, and build something else.
+            name, have, meant = other
+            hand_note = (
+                f"not pinned: {name} in the benchmark is {have}, not the {meant} the old default named; "
+                f"pin {e.name}={e.old_default} with {meant} by hand"
+            )
+            hand = True
         elif free_names(e.old_default or "") - site.scope_names:
             missing = ", ".join(sorted(free_names(e.old_default or "") - site.scope_names))
             hand_note = (
@@ -156,6 +165,43 @@ def pins_for(
                 )
             )
     return DefaultPins(tuple(info), hand, hand_note, what, tuple(pins))
+
+
+def _named_otherwise(
+    default: str, old_ref: ClassRef | None, site: CallSite, j: Judging
+) -> tuple[str, str, str] | None:
+    """(name, what the benchmark binds it to, what the old default's module did) for a name of the old default
+    that the benchmark's module binds to something else; None when every name it binds is the same thing, or
+    can't be told (the name is a builtin, or neither side imports it)."""
+    bmi = j.new_p.at(site.path) if old_ref is not None else None
+    if bmi is None or old_ref is None:
+        return None
+    for name in sorted(free_names(default) & site.scope_names):
+        meant = _bound_to(j.old_p, [old_ref.module, *(a.module for a in j.old_p.ancestors(old_ref))], name)
+        have = _bound_to(j.new_p, [bmi.module], name)
+        if meant is not None and have is not None and meant != have:
+            return name, have, meant
+    return None
+
+
+def _bound_to(project: Project, modules: Sequence[str], name: str) -> str | None:
+    """The full name a module-level `name` stands for in the first of `modules` that binds it: the class or
+    module it resolves to, its import's target, or the module's own definition."""
+    for module in dict.fromkeys(modules):
+        mi = project.module(module)
+        if mi is None:
+            continue
+        r = project.resolve_name(module, name)
+        if isinstance(r, ClassRef):
+            return f"{r.module}.{r.name}"
+        if isinstance(r, ModuleRef):
+            return r.module
+        imp = mi.imports.get(name)
+        if imp is not None:
+            return imp.module if imp.kind == "module" else f"{imp.module}.{imp.name}"
+        if name in mi.names:
+            return f"{module}.{name}"
+    return None
 
 
 def _no_change(

@@ -1983,3 +1983,37 @@ def test_a_value_for_an_optional_parameter_nothing_reads_any_more_is_not_dropped
             "passes stride=s, which nothing in the new class reads any more, and no test the commit updated "
             "drops it: dropping it changes what is measured; rewrite the call by hand" in r.stderr
         ), r.stderr
+
+
+@pytest.mark.parametrize(("bench_import", "pinned"), [("other", False), ("pkg", True)])
+def test_an_old_default_is_pinned_only_where_its_names_mean_the_same(
+    tmp_path: Path, bench_import: str, pinned: bool
+) -> None:
+    # flax 2d32f287: `init_fn=initializers.zeros` (flax's) pinned into a benchmark whose `initializers` is
+    # jax.nn's: it bound, and measured another initializer.
+    op = "from pkg import initializers\n\n\nclass Cell:\n    def __init__(self, n, init={}):\n"
+    op += "        self.n = n\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "other/__init__.py": "",
+            "pkg/initializers.py": "def zeros():\n    return 0\n\n\ndef ones():\n    return 1\n",
+            "other/initializers.py": "def zeros():\n    return 'other'\n",
+            "pkg/op.py": op.format("initializers.zeros"),
+            "benchmarks/bench_op.py": f"from {bench_import} import initializers\nfrom pkg.op import Cell\n\n"
+            "Cell(4)\n",
+        },
+    )
+    repo.write("pkg/op.py", op.format("initializers.ones"))
+    repo.commit("ones")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    if pinned:
+        assert r.returncode == 0 and "+Cell(4, init=initializers.zeros)" in r.stdout, r.stdout + r.stderr
+    else:
+        assert r.returncode == 1 and r.stdout == "", r.stdout + r.stderr
+        assert (
+            "not pinned: initializers in the benchmark is other.initializers, not the pkg.initializers the "
+            "old default named; pin init=initializers.zeros with pkg.initializers by hand" in r.stderr
+        ), r.stderr

@@ -375,7 +375,7 @@ class Project:
     def _constructor_uncached(self, ref: ClassRef, _seen: frozenset[ClassRef]) -> Signature | None:
         ci = self.class_info(ref)
         result: Signature | None
-        if ci is None or ref in _seen:
+        if ci is None or ref in _seen or self._made_elsewhere(ref, ci):
             result = None
         elif ci.init is None and ci.dataclass is not None and ci.dataclass.init:
             result = self._dataclass_init(ref, ci.dataclass)
@@ -402,6 +402,39 @@ class Project:
             if result is not None and ci.init_passthrough and not result.params:
                 result = ci.init
         return result
+
+    def _made_elsewhere(self, ref: ClassRef, ci: ClassInfo) -> bool:
+        """Calls of the class don't go to an `__init__` bench-op can read: a metaclass of it or of an ancestor
+        defines `__call__` (GPTQModel's `QuantizeConfigMeta` builds a subclass picked from the arguments),
+        or, with no `__init__` or `@dataclass` of its own, an ancestor's `__init_subclass__` makes it a
+        dataclass (flax's `struct.PyTreeNode`, linen's `Module`)."""
+        chain = [(r, self.class_info(r)) for r in (ref, *self.ancestors(ref))]
+        for r, info in chain:
+            node = info.node if info is not None else None
+            for kw in node.keywords if node is not None else ():
+                meta = self.resolve_in_module(r.module, kw.value) if kw.arg == "metaclass" else None
+                mci = self.class_info(meta) if isinstance(meta, ClassRef) else None
+                if mci is not None and "__call__" in _defined(mci.node):
+                    return True
+        if ci.init is not None or ci.dataclass is not None:
+            return False
+        for _, info in chain[1:]:
+            hook = _defined(info.node if info is not None else None).get("__init_subclass__")
+            if hook is not None and any(
+                "dataclass" in (n.id if isinstance(n, ast.Name) else n.attr)
+                for n in ast.walk(hook)
+                if isinstance(n, (ast.Name, ast.Attribute))
+            ):
+                return True
+        return False
+
+    def resolve_in_module(self, module: str, expr: ast.expr) -> ClassRef | ModuleRef | None:
+        """A name or dotted name written in `module`, resolved."""
+        mi = self.module(module)
+        text = ast.unparse(expr)
+        if mi is None or not all(part.isidentifier() for part in text.split(".")):
+            return None
+        return self.resolve_dotted(mi, text) if "." in text else self.resolve_in(mi, text)
 
     def _with_forwarded(self, ref: ClassRef, ci: ClassInfo, seen: frozenset[ClassRef]) -> Signature | None:
         """`__init__(self, n, act="relu", **kwargs)` that passes `**kwargs` on to its one base's constructor:
@@ -472,8 +505,8 @@ class Project:
         ci = self.class_info(ref)
         if ci is None or ref in seen:
             return False
-        if ci.init is not None:
-            return True
+        if ci.init is not None or (ci.dataclass is not None and ci.dataclass.init):
+            return True  # a dataclass's synthesized `__init__` is one too (GPTQModel: `class Cfg(BaseCfg)`)
         return any(isinstance(b, ClassRef) and self._defines_init(b, seen | {ref}) for b in self.bases(ref))
 
     def method(self, ref: ClassRef, name: str, _seen: frozenset[ClassRef] = frozenset()) -> Signature | None:
@@ -520,3 +553,10 @@ class Project:
                 out.append(b)
                 out.extend(self.ancestors(b, _seen | {ref}))
         return out
+
+
+def _defined(node: ast.ClassDef | None) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The functions a class body defines, by name."""
+    if node is None:
+        return {}
+    return {f.name: f for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}

@@ -244,3 +244,45 @@ def test_a_constructor_passing_its_kwargs_on_takes_the_bases_keywords(sub: str, 
     p = Project(Files({"pkg/__init__.py": "", "pkg/m.py": source}), ParseCache(), lambda _: True, {"Op"})
     sig = p.constructor(ClassRef("pkg.m", "Sub"))
     assert sig is not None and sig.render() == expected
+
+
+MADE = [
+    # GPTQModel: a plain subclass of a dataclass is built by the dataclass's `__init__` (it read `Cfg()`).
+    (
+        "inherits-a-dataclass-init",
+        DC + "@dataclass\nclass Base:\n    bits: int = 4\n\n\nclass Cfg(Base):\n    '''Same fields.'''\n",
+        "Cfg",
+        "(bits=4)",
+    ),
+    # flax's struct.PyTreeNode: the base's `__init_subclass__` makes every subclass a dataclass.
+    (
+        "made-a-dataclass-by-its-base",
+        "import dataclasses\n\n\nclass Node:\n    def __init_subclass__(cls, **kw):\n"
+        "        dataclasses.dataclass(cls)\n\n\nclass Stop(Node):\n    patience: int = 0\n",
+        "Stop",
+        None,
+    ),
+    # TileOPs' Op registers its subclasses in `__init_subclass__`; their own `__init__` is what is called.
+    (
+        "a-registering-hook-changes-nothing",
+        "class Op:\n    REG = []\n\n    def __init_subclass__(cls, **kw):\n        Op.REG.append(cls)\n\n\n"
+        "class SumOp(Op):\n    def __init__(self, n):\n        pass\n",
+        "SumOp",
+        "(n)",
+    ),
+    # GPTQModel's QuantizeConfigMeta: a metaclass `__call__` builds whatever class it picks.
+    (
+        "a-metaclass-that-picks-the-class",
+        "class Meta(type):\n    def __call__(cls, *a, **kw):\n        return super().__call__(*a, **kw)\n\n\n"
+        "class Cfg(metaclass=Meta):\n    def __init__(self, bits=4):\n        pass\n",
+        "Cfg",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize("source, name, expected", [c[1:] for c in MADE], ids=[c[0] for c in MADE])
+def test_constructors_made_elsewhere(source: str, name: str, expected: str | None) -> None:
+    p = Project(Files({"pkg/__init__.py": "", "pkg/m.py": source}), ParseCache(), lambda _: True, {"Op"})
+    sig = p.constructor(ClassRef("pkg.m", name))
+    assert (sig.render() if sig is not None else None) == expected

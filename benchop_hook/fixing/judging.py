@@ -216,6 +216,8 @@ def _no_change(
         return (
             True  # kornia 8856d821: `kernel_function=Kernel.xu` became `MIKernel.xu` as the enum was renamed
         )
+    if _member_renamed(e, old_ref, ref, j):
+        return True
     if _restored(e, ref, j):
         # pyg 45fb6530, kornia 52cee42a (ruff B006): `attrs=["x"]` became `attrs=None`, and `__init__` does
         # `if attrs is None: attrs = ["x"]`.
@@ -237,7 +239,15 @@ def _gone(default: str, old_module: str | None, j: Judging) -> str | None:
     while isinstance(node, ast.Attribute):
         chain.insert(0, node.attr)
         node = node.value
-    if mi is None or not chain or not isinstance(node, ast.Name) or node.id not in mi.imports:
+    if mi is None or not chain or not isinstance(node, ast.Name):
+        return None
+    member = _class_member(chain[0], node.id, old_module or "", j)
+    if member is not None:
+        cls, values = member
+        if chain[0] not in values:
+            return f"{default} is gone from the new version ({cls} no longer defines {chain[0]})"
+        return None
+    if node.id not in mi.imports:
         return None
     t = mi.imports[node.id]
     module = t.module if t.kind == "module" else f"{t.module}.{t.name}"
@@ -257,6 +267,55 @@ def _gone(default: str, old_module: str | None, j: Judging) -> str | None:
     ):
         return None
     return f"{default} is gone from the new version ({module} no longer defines {name})"
+
+
+def _class_member(
+    member: str, head: str, old_module: str, j: Judging
+) -> tuple[str, dict[str, str | None]] | None:
+    """For `Head.member` where `Head` is a class of the repository that defined `member` (an enum's): the new
+    version of that class, and what its body assigns, by name (the value's source; None for a function
+    or class). None when `Head` is no such class, or the new version can't be read."""
+    old = j.old_p.resolve_name(old_module, head) if old_module else None
+    if not isinstance(old, ClassRef) or member not in _assigned(j.old_p, old):
+        return None
+    change = j.by_old.get(old)
+    new = change.new if change is not None else old
+    if new is None or j.new_p.class_info(new) is None:
+        return None
+    return f"{new.module}.{new.name}", _assigned(j.new_p, new)
+
+
+def _assigned(project: Project, ref: ClassRef) -> dict[str, str | None]:
+    """What the class and its ancestors found in the repository define in their bodies, by name."""
+    out: dict[str, str | None] = {}
+    for node in reversed(_class_nodes(project, ref)):
+        for st in node.body:
+            if isinstance(st, ast.Assign):
+                for t in st.targets:
+                    if isinstance(t, ast.Name):
+                        out[t.id] = ast.unparse(st.value)
+            elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
+                out[st.target.id] = ast.unparse(st.value) if st.value is not None else None
+            elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out[st.name] = None
+    return out
+
+
+def _member_renamed(e: Edit, old_ref: ClassRef | None, ref: ClassRef | None, j: Judging) -> bool:
+    """`Mode.PAROQUANT` -> `Mode.PARO`, the member renamed with its value as it was (GPTQModel 1104a00f):
+    the same choice."""
+    old, new = e.old_default or "", e.new_default or ""
+    a_head, _, a = old.partition(".")
+    b_head, _, b = new.partition(".")
+    if old_ref is None or ref is None or a_head != b_head or not a.isidentifier() or not b.isidentifier():
+        return False
+    member = _class_member(a, a_head, old_ref.module, j)
+    resolved = j.old_p.resolve_name(old_ref.module, a_head)
+    if member is None or not isinstance(resolved, ClassRef):
+        return False
+    before = _assigned(j.old_p, resolved).get(a)
+    _, after = member
+    return a not in after and before is not None and after.get(b) == before
 
 
 def _why_not_pinned(e: Edit, new_sig: Signature, j: Judging, old_module: str | None) -> str | None:

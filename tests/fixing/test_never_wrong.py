@@ -2017,3 +2017,42 @@ def test_an_old_default_is_pinned_only_where_its_names_mean_the_same(
             "not pinned: initializers in the benchmark is other.initializers, not the pkg.initializers the "
             "old default named; pin init=initializers.zeros with pkg.initializers by hand" in r.stderr
         ), r.stderr
+
+
+@pytest.mark.parametrize(
+    ("new_members", "new_default", "said"),
+    [
+        # The member renamed, its value as it was: the same choice, nothing to pin.
+        ('    GPTQ = "gptq"\n    PARO = "paroquant"\n', "Method.PARO", "every benchmark call still binds"),
+        # The member gone: pinning it would raise AttributeError.
+        (
+            '    GPTQ = "gptq"\n',
+            "Method.GPTQ",
+            "not pinned: Method.PAROQUANT is gone from the new version (pkg.config.Method no longer defines "
+            "PAROQUANT)",
+        ),
+    ],
+)
+def test_an_old_default_naming_a_member_the_class_no_longer_has_is_not_pinned(
+    tmp_path: Path, new_members: str, new_default: str, said: str
+) -> None:
+    # GPTQModel 1104a00f: `METHOD.PAROQUANT` -> `METHOD.PARO` (same value). `method=METHOD.PAROQUANT` was
+    # pinned into every call that relied on the default, and each raised AttributeError.
+    cfg = "from enum import Enum\n\n\nclass Method(str, Enum):\n{}\n\nclass Config:\n"
+    cfg += "    def __init__(self, bits=4, method={}):\n        self.bits = bits\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/config.py": cfg.format(
+                '    GPTQ = "gptq"\n    PAROQUANT = "paroquant"\n', "Method.PAROQUANT"
+            ),
+            "benchmarks/bench_c.py": "from pkg.config import Config, Method\n\nConfig(bits=3)\n",
+        },
+    )
+    repo.write("pkg/config.py", cfg.format(new_members, new_default))
+    repo.commit("the method enum")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0 and r.stdout == "", r.stdout + r.stderr
+    assert said in r.stderr, r.stderr

@@ -144,13 +144,27 @@ def from_function(
         params = params[1:]
     kept = _accepted(params, _rejected(fn))
     refused = frozenset(p.name for p in params) - {p.name for p in kept}
-    return Signature(tuple(kept), refused, _aliases(fn, {p.name for p in kept}))
+    names = {p.name for p in kept}
+    # MONAI's `@deprecated_arg(name="dimensions", new_name="spatial_dims")` over `(spatial_dims, ...,
+    # dimensions=None)`: the old name, kept last as a None placeholder, is the new parameter's alias.
+    order = [q.name for q in kept]
+    held = {
+        old: new
+        for old, new in (*_aliases(fn, names, placeholders=True), *_taken_over(fn, names))
+        if kept[order.index(old)].default == "None" and order.index(old) > order.index(new)
+    }
+    kept = [p for p in kept if p.name not in held]
+    aliases = tuple(dict.fromkeys(_aliases(fn, names - set(held)) + tuple(held.items())))
+    return Signature(tuple(kept), refused, aliases)
 
 
-def _aliases(fn: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str]) -> tuple[tuple[str, str], ...]:
+def _aliases(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str], *, placeholders: bool = False
+) -> tuple[tuple[str, str], ...]:
     """Old keyword names a decorator maps to parameters of the function: mmcv's `@deprecated_api_warning(
-    {'out_size': 'output_size'})`, transformers' `@deprecate_kwarg('old', new_name='new')`. A call that passes
-    the old name binds, and means the same (a warning aside)."""
+    {'out_size': 'output_size'})`, transformers' `@deprecate_kwarg('old', new_name='new')`, MONAI's
+    `@deprecated_arg(name='old', new_name='new')`. A call that passes the old name binds, and means the same
+    (a warning aside). `placeholders`: only the old names the function still takes itself."""
     out: list[tuple[str, str]] = []
 
     def text(node: ast.expr | None) -> str | None:
@@ -160,16 +174,52 @@ def _aliases(fn: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str]) -> tup
         if not isinstance(d, ast.Call):
             continue
         for arg in d.args:
-            if isinstance(arg, ast.Dict) and arg.keys:
+            if isinstance(arg, ast.Dict) and arg.keys and not placeholders:
                 pairs = [(text(k), text(v)) for k, v in zip(arg.keys, arg.values)]
                 # Every key a name the function lacks and every value one of its parameters: a renaming.
                 if all(k is not None and v in names and k not in names for k, v in pairs):
                     out += [(k, v) for k, v in pairs if k is not None and v is not None]
         new = next((text(k.value) for k in d.keywords if k.arg == "new_name"), None)
-        old = text(d.args[0]) if d.args else None
-        if new in names and old is not None and old not in names:
+        old = (
+            text(d.args[0]) if d.args else next((text(k.value) for k in d.keywords if k.arg == "name"), None)
+        )
+        if new in names and old is not None and (old in names) is placeholders:
             out.append((old, new))
     return tuple(out)
+
+
+def _taken_over(fn: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str]) -> list[tuple[str, str]]:
+    """(old, new) for a parameter a decorator deprecates (`@deprecated_arg(name="ndim")`) whose value the body
+    hands to another one first thing (`if ndim is not None: spatial_dims = ndim`)."""
+    deprecated = {
+        k.value.value
+        for d in fn.decorator_list
+        if isinstance(d, ast.Call) and "deprecat" in (ast.unparse(d.func).lower())
+        for k in d.keywords
+        if k.arg == "name" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)
+    }
+    out = []
+    for stmt in fn.body[:8]:
+        if not (
+            isinstance(stmt, ast.If)
+            and isinstance(stmt.test, ast.Compare)
+            and isinstance(stmt.test.left, ast.Name)
+            and stmt.test.left.id in deprecated
+            and isinstance(stmt.test.ops[0], ast.IsNot)
+        ):
+            continue
+        old = stmt.test.left.id
+        for sub in stmt.body:
+            if (
+                isinstance(sub, ast.Assign)
+                and len(sub.targets) == 1
+                and isinstance(sub.targets[0], ast.Name)
+                and sub.targets[0].id in names
+                and isinstance(sub.value, ast.Name)
+                and sub.value.id == old
+            ):
+                out.append((old, sub.targets[0].id))
+    return out
 
 
 def _rejected(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:

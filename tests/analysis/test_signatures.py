@@ -88,3 +88,26 @@ def test_free_names() -> None:
     assert free_names("torch.float16") == {"torch"}
     assert free_names("f(a, b=c)") == {"f", "a", "c"}
     assert free_names("(") == {"?"}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # The old name kept last as a None placeholder, mapped by the decorator (MONAI 7cfc8ea3c).
+        "@deprecated_arg(name='dimensions', new_name='spatial_dims')\n"
+        "def f(self, spatial_dims, k=1, dimensions=None):\n    pass\n",
+        # No new_name: the body hands the value over first thing (MONAI NCCLoss).
+        "@deprecated_arg(name='dimensions', since='0.6')\n"
+        "def f(self, spatial_dims, k=1, dimensions=None):\n    if dimensions is not None:\n"
+        "        spatial_dims = dimensions\n",
+    ],
+)
+def test_a_deprecated_placeholder_is_an_alias_of_its_successor(source: str) -> None:
+    sig = from_function(ast.parse(source).body[0])  # type: ignore[arg-type]
+    assert sig.render() == "(spatial_dims, k=1)"
+    assert sig.aliases == (("dimensions", "spatial_dims"),)
+
+
+def test_a_trailing_none_parameter_no_decorator_names_stays() -> None:
+    src = "def f(self, spatial_dims, k=1, dimensions=None):\n    pass\n"
+    assert from_function(ast.parse(src).body[0]).render() == "(spatial_dims, k=1, dimensions=None)"  # type: ignore[arg-type]

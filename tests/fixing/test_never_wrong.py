@@ -998,6 +998,7 @@ def test_a_level_picked_from_a_module_constant_is_a_choice(tmp_path: Path, value
     [
         "@deprecated_api_warning({'out_size': 'output_size'}, cls_name='RoI')",
         "@deprecate_kwarg('out_size', new_name='output_size')",
+        "@deprecated_arg(name='out_size', new_name='output_size')",  # MONAI's, by keyword
         "",
     ],
 )
@@ -1007,6 +1008,7 @@ def test_an_old_keyword_a_decorator_still_maps_binds(tmp_path: Path, decorator: 
     # and bench-op blocked it. Without the decorator, the keyword is renamed.
     deco = "def deprecated_api_warning(d, cls_name=None):\n    return lambda f: f\n\n\n"
     deco += "def deprecate_kwarg(old, new_name=None):\n    return lambda f: f\n\n\n"
+    deco += "def deprecated_arg(name=None, new_name=None):\n    return lambda f: f\n\n\n"
     op = "class RoI:\n    {}\n    def __init__(self, {}, scale):\n        self.scale = scale\n"
     repo = _layout(
         tmp_path,

@@ -147,12 +147,13 @@ def _one_and_many(old: str, new: str) -> bool:
 def _inserts_before_next(
     old: Param, new: Param, old_named: list[Param], new_names: list[str], added: list[Param]
 ) -> bool:
-    """Another new parameter sits between `new` and the next parameter that survived the change."""
+    """Another new parameter sits between `new` and the next parameter that survived the change, or the end
+    (composer b16caab5: `max_epochs=None` last -> `samples_per_epoch=None, dataset_num_tokens=None,
+    max_training_duration=None`: the slot can't say which of three it became)."""
     i = [p.name for p in old_named].index(old.name)
     nxt = next((p.name for p in old_named[i + 1 :] if p.name in new_names), None)
-    if nxt is None:
-        return False
-    lo, hi = new_names.index(new.name), new_names.index(nxt)
+    lo = new_names.index(new.name)
+    hi = new_names.index(nxt) if nxt is not None else len(new_names)
     between = sorted(
         (p for p in added if p is not new and lo < new_names.index(p.name) < hi),
         key=lambda p: new_names.index(p.name),
@@ -161,7 +162,7 @@ def _inserts_before_next(
         return False
     # (d_in, h_in, w_in) -> (d, h, w): as many new parameters as old ones gone, each in its slot, is a
     # block of renames, not an insertion (an insertion makes the new run longer than the old one).
-    olds = old_named[i + 1 : [p.name for p in old_named].index(nxt)]
+    olds = old_named[i + 1 : [p.name for p in old_named].index(nxt) if nxt is not None else len(old_named)]
     return not (
         len(olds) == len(between)
         and all(_takes_the_same(o, n) for o, n in zip(olds, between))  # each in its slot by construction

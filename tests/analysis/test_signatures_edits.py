@@ -61,6 +61,33 @@ def test_no_rename_by_position_when_more_went_than_came(old, new):
     assert next(e.contested for e in edits if e.kind is EditKind.REMOVED) is not None
 
 
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        # composer b16caab5: the last parameter gone, three in its place.
+        pytest.param(
+            "opt, steps=None, max_epochs=None",
+            "opt, steps=None, samples_per_epoch=None, num_tokens=None, duration=None",
+            id="one-went-three-came-at-the-end",
+        ),
+        # flax b5db513f: `use_ref` gone, four keyword-only ones in its place.
+        pytest.param(
+            "value, *, use_ref=None, **meta",
+            "value, *, is_hijax=None, has_ref=False, is_mutable=True, sharding=None, **meta",
+            id="one-went-four-came-keyword-only",
+        ),
+    ],
+)
+def test_no_rename_by_position_when_more_came_than_went_at_the_end(old, new):
+    edits = diff(sig(old), sig(new))
+    assert not [e for e in edits if e.kind is EditKind.RENAMED]
+
+
+def test_a_renamed_last_parameter_is_still_renamed():
+    edits = diff(sig("x, dtype, tune_all=False"), sig("x, dtype, tune=False"))
+    assert [(e.name, e.new_name) for e in edits if e.kind is EditKind.RENAMED] == [("tune_all", "tune")]
+
+
 def test_block_of_renames_is_still_renames():
     edits = diff(sig("x, d_in, h_in, w_in, dtype"), sig("x, d, h, w, dtype"))
     assert sorted((e.name, e.new_name) for e in edits if e.kind is EditKind.RENAMED) == [

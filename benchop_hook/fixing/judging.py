@@ -451,7 +451,24 @@ def _same_object(
     if old is None or new is None or old == new or old_ref is None or new_ref is None:
         return False
     a, b = _expanded(old, old_ref, old_p), _expanded(new, new_ref, new_p)
-    return a is not None and a == b
+    if a is None or b is None:
+        return False
+    # flax 983506b3: `nnx.Param` -> `Param` (from its own module), one class re-exported by the package.
+    if a == b:
+        return True
+    cls = _class_at(a, old_p)
+    return cls is not None and cls == _class_at(b, new_p)
+
+
+def _class_at(dotted: str, project: Project) -> ClassRef | None:
+    """The repository's class a full dotted name (`pkg.Param`, `pkg.variablelib.Param`) stands for."""
+    parts = dotted.split(".")
+    for k in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:k])
+        if project.has_module(module):
+            r = project.resolve_module_attr(module, ".".join(parts[k:]))
+            return r if isinstance(r, ClassRef) else None
+    return None
 
 
 def _renamed_alongside(

@@ -2058,3 +2058,28 @@ def test_an_old_default_naming_a_member_the_class_no_longer_has_is_not_pinned(
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 0 and r.stdout == "", r.stdout + r.stderr
     assert said in r.stderr, r.stderr
+
+
+def test_a_default_respelled_through_a_reexport_is_no_change(tmp_path: Path) -> None:
+    # flax 983506b3: `wrt=nnx.Param` -> `wrt=Param`, imported from its own module now; the package re-exports
+    # it. `wrt=nnx.Param` was pinned into every call that relied on the default.
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "from pkg.variablelib import Param\n",
+            "pkg/variablelib.py": "class Param:\n    pass\n",
+            "pkg/op.py": "import pkg as nnx\n\n\nclass Opt:\n"
+            "    def __init__(self, model, *, wrt=nnx.Param):\n        self.wrt = wrt\n",
+            "benchmarks/bench_op.py": "import pkg as nnx\nfrom pkg.op import Opt\n\nOpt(None)\n",
+        },
+    )
+    repo.write(
+        "pkg/op.py",
+        "from pkg.variablelib import Param\n\n\nclass Opt:\n    def __init__(self, model, *, wrt=Param):\n"
+        "        self.wrt = wrt\n",
+    )
+    repo.commit("import Param")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0 and r.stdout == "", r.stdout + r.stderr
+    assert "every benchmark call still binds with the same meaning" in r.stderr, r.stderr

@@ -216,7 +216,7 @@ def _no_change(
         return (
             True  # kornia 8856d821: `kernel_function=Kernel.xu` became `MIKernel.xu` as the enum was renamed
         )
-    if _member_renamed(e, old_ref, ref, j):
+    if _member_renamed(e, old_ref, ref, j) or _enum_of_the_value(e, old_ref, ref, j):
         return True
     if _restored(e, ref, j):
         # pyg 45fb6530, kornia 52cee42a (ruff B006): `attrs=["x"]` became `attrs=None`, and `__init__` does
@@ -316,6 +316,48 @@ def _member_renamed(e: Edit, old_ref: ClassRef | None, ref: ClassRef | None, j: 
     before = _assigned(j.old_p, resolved).get(a)
     _, after = member
     return a not in after and before is not None and after.get(b) == before
+
+
+def _enum_of_the_value(e: Edit, old_ref: ClassRef | None, ref: ClassRef | None, j: Judging) -> bool:
+    """`reduction="mean"` -> `reduction=LossReduction.MEAN` whose value is "mean", or back (MONAI 4f6ea9e0,
+    b0c5ef4c), where the enum is a `str` one (equal to its value) or the new constructor turns the
+    parameter into it (`LossReduction(reduction)`): the same choice."""
+    for literal, member, project, where in (
+        (e.old_default, e.new_default, j.new_p, ref),
+        (e.new_default, e.old_default, j.old_p, old_ref),
+    ):
+        head, _, name = (member or "").rpartition(".")
+        if not literal or not head or where is None or not name.isidentifier():
+            continue
+        cls = (
+            project.resolve_in_module(where.module, ast.parse(head, mode="eval").body)
+            if _dotted(head)
+            else None
+        )
+        if not isinstance(cls, ClassRef) or not same_default(_assigned(project, cls).get(name), literal):
+            continue
+        info = project.class_info(cls)
+        bases = {b.split(".")[-1] for b in info.bases} if info is not None else set()
+        if bases & {"str", "StrEnum"} or _converts(project, where, e.name, cls.name):
+            return True
+    return False
+
+
+def _dotted(text: str) -> bool:
+    return all(part.isidentifier() for part in text.split("."))
+
+
+def _converts(project: Project, ref: ClassRef, param: str, enum: str) -> bool:
+    """The class's `__init__` turns `param` into the enum: `Enum(param)`."""
+    return any(
+        isinstance(n, ast.Call)
+        and (ast.unparse(n.func).split(".")[-1] == enum)
+        and [ast.unparse(a) for a in n.args] == [param]
+        for node in _class_nodes(project, ref)[:1]
+        for fn in node.body
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == "__init__"
+        for n in ast.walk(fn)
+    )
 
 
 def _why_not_pinned(e: Edit, new_sig: Signature, j: Judging, old_module: str | None) -> str | None:

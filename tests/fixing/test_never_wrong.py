@@ -2083,3 +2083,39 @@ def test_a_default_respelled_through_a_reexport_is_no_change(tmp_path: Path) -> 
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 0 and r.stdout == "", r.stdout + r.stderr
     assert "every benchmark call still binds with the same meaning" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(
+    ("enum_bases", "old", "new", "init", "no_change"),
+    [
+        # MONAI: the literal became the enum member of that value, and the constructor converts.
+        ("Enum", '"mean"', "Reduction.MEAN", "Reduction(reduction)", True),
+        # And back, for a str enum (equal to its value).
+        ("str, Enum", "Reduction.MEAN", '"mean"', "reduction", True),
+        # A plain enum the constructor does not convert to: "mean" is not Reduction.MEAN there.
+        ("Enum", '"mean"', "Reduction.MEAN", "reduction", False),
+    ],
+)
+def test_a_default_respelled_as_the_enum_member_of_its_value_is_no_change(
+    tmp_path: Path, enum_bases: str, old: str, new: str, init: str, no_change: bool
+) -> None:
+    # MONAI 4f6ea9e0: `reduction="mean"` -> `reduction=LossReduction.MEAN` ("mean"), normalized by
+    # `LossReduction(reduction)`: `reduction="mean"` was pinned into 86 calls that were not broken.
+    enum = f'from enum import Enum\n\n\nclass Reduction({enum_bases}):\n    MEAN = "mean"\n    SUM = "sum"\n'
+    op = "from pkg.enums import Reduction\n\n\nclass Loss:\n    def __init__(self, reduction={}):\n"
+    op += "        self.reduction = {}\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/enums.py": enum,
+            "pkg/loss.py": op.format(old, "reduction"),
+            "benchmarks/bench_l.py": "from pkg.enums import Reduction\nfrom pkg.loss import Loss\n\nLoss()\n",
+        },
+    )
+    repo.write("pkg/loss.py", op.format(new, init))
+    repo.commit("the reduction enum")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (r.stdout == "") is no_change, r.stdout + r.stderr

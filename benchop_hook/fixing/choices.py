@@ -40,6 +40,12 @@ def is_choice(src: str, old_param: object | None = None) -> bool:
         return default is not None or negative
     if isinstance(node, ast.Constant):
         return isinstance(node.value, (bool, str))
+    if _constructs(node) or (
+        isinstance(node, (ast.List, ast.Tuple)) and node.elts and all(_constructs(e) for e in node.elts)
+    ):
+        # GPTQModel 96ff08b3 `failsafe=FailSafe(k=1.75)`, torchrec 6ed27a68 `partitioners=[Greedy()]`: an
+        # object built to pick a strategy, not data.
+        return True
     if isinstance(node, ast.Name):
         # CamelCase: a class or enum passed as a strategy. ALL_CAPS and lower-case names are values.
         return node.id[:1].isupper() and any(c.islower() for c in node.id)
@@ -49,6 +55,22 @@ def is_choice(src: str, old_param: object | None = None) -> bool:
             root = root.value
         return isinstance(root, ast.Name) and root.id not in _NOT_CHOICES and root.id[:1].isupper()
     return False
+
+
+def _constructs(node: object) -> bool:
+    """A call of a CamelCase name (`FailSafe(k=1.75)`, `cfg.Strategy()`): an instance built here."""
+    import ast
+
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+    root = f
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if isinstance(root, ast.Name) and root.id in _NOT_CHOICES:
+        return False
+    return name[:1].isupper() and any(c.islower() for c in name)
 
 
 def _is_flag(default: str) -> bool:

@@ -72,3 +72,20 @@ def test_what_varies_across_cases(source: str, src: str, line: int, choice: bool
 
 def test_a_module_that_does_not_parse_has_no_choices() -> None:
     assert not Cases(b"def (:\n").is_choice("x", (1, 1))
+
+
+@pytest.mark.parametrize(
+    ("src", "choice"),
+    [
+        ("FailSafe(k=1.75)", True),  # an object built to pick a strategy
+        ("[Greedy(), Random()]", True),
+        ("cfg.Strategy()", True),
+        ("tuple(spatial)", False),  # data
+        ("torch.Size([4, 8])", False),
+        ("dtype", False),
+    ],
+)
+def test_a_built_object_is_a_choice(src: str, choice: bool) -> None:
+    from benchop_hook.fixing.choices import is_choice
+
+    assert is_choice(src) is choice

@@ -120,7 +120,9 @@ def pins_for(
         if _no_change(e, old_ref, ref, j, meant):
             continue
         what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
-        why_not = _why_not_pinned(e, new_sig, j, old_module) or _rejected_now(e, ref, j, new_sig, site.method)
+        why_not = _why_not_pinned(e, new_sig, j, old_module, ref) or _rejected_now(
+            e, ref, j, new_sig, site.method
+        )
         # FBGEMM f592c6d: the updated tests moved to the new default, and the old one (`StepMode.USE_COUNTER`)
         # is not imported in the benchmark: the tests say the new default is meant, so no pin by hand either.
         adopted = (
@@ -360,7 +362,9 @@ def _converts(project: Project, ref: ClassRef, param: str, enum: str) -> bool:
     )
 
 
-def _why_not_pinned(e: Edit, new_sig: Signature, j: Judging, old_module: str | None) -> str | None:
+def _why_not_pinned(
+    e: Edit, new_sig: Signature, j: Judging, old_module: str | None, ref: ClassRef | None = None
+) -> str | None:
     """Why a changed default the call relies on is not pinned, where nothing needs doing by hand."""
     gone = _gone(e.old_default or "", old_module, j)
     if not j.pin_defaults:
@@ -383,7 +387,8 @@ def _why_not_pinned(e: Edit, new_sig: Signature, j: Judging, old_module: str | N
     if not is_constant_source(e.old_default or ""):
         return "not pinned: the old default is not a constant"
     ann = _annotation(new_sig, e.name)
-    if ann and _fits(e.old_default or "", ann) is False:
+    old_value = _as_literal_type(e.old_default or "", old_module, j)
+    if ann and _fits(old_value, ann, _plain_classes(ref, j)) is False:
         # lmdeploy 80cb84c: `stop: Optional[bool] = False` (end the session) became `stop: Optional[Union[str,
         # List[str]]] = None` (stop words). Pinned, a flag went into the stop words.
         return f"not pinned: '{e.name}' takes {ann} now, which {e.old_default} is not"
@@ -718,19 +723,59 @@ _KNOWN = frozenset().union(*_TAKES.values()) | {
 }  # fmt: skip
 
 
-def _fits(value: str, annotation: str) -> bool | None:
-    """Whether the literal `value` is of a type `annotation` names; None when it can't be told (the value
-    is no plain literal, or the annotation names a type this does not know)."""
+def _fits(value: str | type, annotation: str, plain: Callable[[str], bool] | None = None) -> bool | None:
+    """Whether the literal `value` (or a value of the type given) is of a type `annotation` names; None when
+    it can't be told (the value is no plain literal, or the annotation names a type this does not know).
+    `plain(name)`: a class of the repository that is no enum: no literal is one of its instances (GPTQModel
+    3982e63a: `gptaq: bool = False` -> `Optional[GPTAQConfig] = None`; False pinned, and refused)."""
     try:
-        v = ast.literal_eval(value)
+        kind = value if isinstance(value, type) else type(ast.literal_eval(value))
         node = ast.parse(annotation, mode="eval").body
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
-    takes = _TAKES.get(type(v))
+    takes = _TAKES.get(kind)
     names = _top_level_types(node)
-    if takes is None or names is None or not names <= _KNOWN:
+    if takes is None or names is None or not all(n in _KNOWN or (plain and plain(n)) for n in names):
         return None
     return bool(names & takes)
+
+
+def _plain_classes(ref: ClassRef | None, j: Judging) -> Callable[[str], bool] | None:
+    """Names the class's module resolves to a class of the repository that is no enum (and no subclass of a
+    builtin type a literal could be)."""
+    if ref is None:
+        return None
+
+    def plain(name: str) -> bool:
+        r = j.new_p.resolve_name(ref.module, name)
+        if not isinstance(r, ClassRef):
+            return False
+        bases = {b.split(".")[-1] for a in (r, *j.new_p.ancestors(r)) for b in _bases_of(j.new_p, a)}
+        return not bases & {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "str", "int", "float", "bool"}
+
+    return plain
+
+
+def _bases_of(project: Project, ref: ClassRef) -> tuple[str, ...]:
+    info = project.class_info(ref)
+    return info.bases if info is not None else ()
+
+
+def _as_literal_type(default: str, old_module: str | None, j: Judging) -> str | type:
+    """The default, or for an enum member (`InterpolationCode.SPLINE3`, `class InterpolationCode(IntEnum)`)
+    the builtin type its enum is a subtype of, where that says what it is (MONAI: pinned where the new
+    annotation is `str`)."""
+    head, _, name = default.rpartition(".")
+    if not head or not name.isidentifier() or old_module is None or not _dotted(head):
+        return default
+    cls = j.old_p.resolve_in_module(old_module, ast.parse(head, mode="eval").body)
+    if not isinstance(cls, ClassRef) or name not in _assigned(j.old_p, cls):
+        return default
+    bases = {b.split(".")[-1] for b in _bases_of(j.old_p, cls)}
+    for base, kind in (("IntEnum", int), ("int", int), ("StrEnum", str), ("str", str), ("float", float)):
+        if base in bases:
+            return kind
+    return default
 
 
 def _top_level_types(node: ast.expr) -> set[str] | None:

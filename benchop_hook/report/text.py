@@ -112,6 +112,17 @@ def summary(result: StaticResult, *, wrote: bool) -> str:
     if unknown:
         parts.append(f"{plural(len(unknown), 'call')} can only be judged by running (`bench-op run`)")
     extra = _all_files_tail(result) if result.target.mode == "all" else ""
+    # A default that changed under a call and was not pinned (with the reason above): the call binds, and
+    # measures the new default now, which is not "the same meaning" (MONAI a4e4894dc).
+    unpinned = [
+        f for f in result.findings if any("relies on the default" in i and "not pinned" in i for i in f.info)
+    ]
+    if unpinned and not parts and result.target.mode != "all":
+        return (
+            f"bench-op: every benchmark call still binds; {plural(len(unpinned), 'call')} now "
+            f"run{'s' if len(unpinned) == 1 else ''} with a changed default bench-op did not pin (the "
+            "reasons are above)."
+        )
     if not parts:
         if result.target.mode == "all":
             return "bench-op: no call is provably broken" + extra + "."

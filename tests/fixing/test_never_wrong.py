@@ -2119,3 +2119,35 @@ def test_a_default_respelled_as_the_enum_member_of_its_value_is_no_change(
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 0, r.stdout + r.stderr
     assert (r.stdout == "") is no_change, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "reason"),
+    [
+        # GPTQModel 3982e63a: a flag became an optional config object; False is no GPTAQConfig.
+        ("gptaq=False", "gptaq: Optional[Cfg] = None", "'gptaq' takes Optional[Cfg] now, which False is not"),
+        # MONAI: an IntEnum member's default became a string mode; the member is an int.
+        ("order=Code.SPLINE3", "order: str = 'area'", "'order' takes str now, which Code.SPLINE3 is not"),
+    ],
+)
+def test_an_old_default_of_another_type_than_the_new_annotation_is_not_pinned(
+    tmp_path: Path, old: str, new: str, reason: str
+) -> None:
+    head = "from enum import IntEnum\nfrom typing import Optional\n\n\n"
+    head += "class Code(IntEnum):\n    SPLINE3 = 3\n\n\n"
+    head += "class Cfg:\n    pass\n\n\nclass Op:\n    def __init__(self, n, {}):\n        self.n = n\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/op.py": head.format(old),
+            "benchmarks/bench_op.py": "from pkg.op import Code, Op\n\nOp(4)\n",
+        },
+    )
+    repo.write("pkg/op.py", head.format(new))
+    repo.commit("new type")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0 and r.stdout == "", r.stdout + r.stderr
+    assert f"not pinned: {reason}" in r.stderr, r.stderr
+    assert "1 call now runs with a changed default bench-op did not pin (the reasons are above)" in r.stderr

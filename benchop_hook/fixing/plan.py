@@ -424,6 +424,18 @@ def plan(
         ) and (drops_choice is None or not drops_choice(p_old, a.source))
 
     for i, (a, p_old) in enumerate(zip(args, old_t)):
+        if (
+            p_old.startswith("**")
+            and a.kind == "kw"
+            and a.keyword
+            and new.var_keyword is not None
+            and new.get(a.keyword) is None
+            and old.get(a.keyword) is None
+        ):
+            # GPTQModel, MONAI, composer: `Cfg(bits=4, extra=1)`, `extra` into `**kwargs` before and after:
+            # it goes where it went, and a pin beside it touches nothing of it.
+            final.append(("kw", a.keyword, a.source))
+            continue
         if p_old.startswith("*"):
             return NoPlan(f"passes {a.source} through {p_old}, which bench-op does not rewrite")
         p_new = pmap.get(p_old, p_old)
@@ -583,8 +595,9 @@ def plan(
     new_t = _targets(new_args, new)
     if new_t is None:
         return NoPlan("no edit found that makes it bind the new signature")
-    for (_, p, _), t in zip(final, new_t):
-        if p != t:
+    splat = new.var_keyword
+    for (kind, p, _), t in zip(final, new_t):
+        if p != t and not (kind == "kw" and splat is not None and t == "**" + splat.name):
             return NoPlan("no edit found that keeps every argument on its parameter")
     preview = "(" + ", ".join(src if kind == "pos" else f"{p}={src}" for kind, p, src in final) + ")"
     return Plan(tuple(ops), tuple(notes), preview)

@@ -2151,3 +2151,24 @@ def test_an_old_default_of_another_type_than_the_new_annotation_is_not_pinned(
     assert r.returncode == 0 and r.stdout == "", r.stdout + r.stderr
     assert f"not pinned: {reason}" in r.stderr, r.stderr
     assert "1 call now runs with a changed default bench-op did not pin (the reasons are above)" in r.stderr
+
+
+def test_a_pin_beside_a_keyword_that_goes_into_kwargs(tmp_path: Path) -> None:
+    # GPTQModel, MONAI, mmengine: `Model("m", revision="main")` with `revision` into `**kwargs`, before and
+    # after; the default it relies on changed. It was "passes ... through **kwargs, which bench-op does not
+    # rewrite", and the same call without `revision=` was pinned.
+    op = "class Model:\n    def __init__(self, name, exllama={}, **kwargs):\n        self.kw = kwargs\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/op.py": op.format("False"),
+            "benchmarks/bench_m.py": 'from pkg.op import Model\n\nModel("m", revision="main")\n',
+        },
+    )
+    repo.write("pkg/op.py", op.format("None"))
+    repo.commit("exllama")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert '+Model("m", revision="main", exllama=False)' in r.stdout, r.stdout + r.stderr

@@ -345,6 +345,26 @@ def _enum_of_the_value(e: Edit, old_ref: ClassRef | None, ref: ClassRef | None, 
     return False
 
 
+def _converted_to(e: Edit, ref: ClassRef, j: Judging) -> tuple[str, list[object]] | None:
+    """The enum the new default is a member of, when the new `__init__` turns the parameter into it
+    (`Mode(mode)`), and the literal values of its members."""
+    head, _, name = (e.new_default or "").rpartition(".")
+    if not head or not _dotted(head) or not name.isidentifier():
+        return None
+    cls = j.new_p.resolve_in_module(ref.module, ast.parse(head, mode="eval").body)
+    if not isinstance(cls, ClassRef) or not _converts(j.new_p, ref, e.name, cls.name):
+        return None
+    members: list[object] = []
+    for src in _assigned(j.new_p, cls).values():
+        if src is None:
+            continue  # a method of the enum
+        try:
+            members.append(ast.literal_eval(src))
+        except (ValueError, SyntaxError):
+            return None  # a member whose value can't be read: its values are not known
+    return cls.name, members
+
+
 def _dotted(text: str) -> bool:
     return all(part.isidentifier() for part in text.split("."))
 
@@ -430,6 +450,13 @@ def _rejected_now(
         value = ast.literal_eval(old)
     except (ValueError, SyntaxError):
         return None
+    enum = _converted_to(e, ref, j)
+    if enum is not None and allowed is None:
+        name, members = enum
+        if value not in members:
+            # MONAI: `upsample_mode="trilinear"` -> `upsample_mode=UpsampleMode.NONTRAINABLE`, then
+            # `UpsampleMode(upsample_mode)`, whose values are deconv, nontrainable and pixelshuffle.
+            return f"not pinned: the new constructor turns '{e.name}' into {name}, which has no {old}"
     if allowed is None or value in allowed:
         return None
     values = ", ".join(map(repr, allowed))

@@ -2172,3 +2172,34 @@ def test_a_pin_beside_a_keyword_that_goes_into_kwargs(tmp_path: Path) -> None:
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 0, r.stdout + r.stderr
     assert '+Model("m", revision="main", exllama=False)' in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize(("old", "pinned"), [('"trilinear"', False), ('"deconv"', True)])
+def test_an_old_default_the_new_enum_conversion_has_no_member_for_is_not_pinned(
+    tmp_path: Path, old: str, pinned: bool
+) -> None:
+    # MONAI: `upsample_mode="trilinear"` -> `UpsampleMode.NONTRAINABLE`, then `UpsampleMode(upsample_mode)`:
+    # "trilinear" was pinned, and raised ValueError.
+    enum = 'from enum import Enum\n\n\nclass Mode(Enum):\n    DECONV = "deconv"\n'
+    enum += '    NONTRAINABLE = "nontrainable"\n'
+    op = "from pkg.enums import Mode\n\n\nclass Net:\n    def __init__(self, n, mode={}):\n"
+    op += "        self.mode = {}\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/enums.py": enum,
+            "pkg/net.py": op.format(old, "mode"),
+            "benchmarks/bench_n.py": "from pkg.net import Net\n\nNet(2)\n",
+        },
+    )
+    repo.write("pkg/net.py", op.format("Mode.NONTRAINABLE", "Mode(mode)"))
+    repo.commit("an enum")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    if pinned:
+        assert f"+Net(2, mode={old})" in r.stdout, r.stdout + r.stderr
+    else:
+        assert r.stdout == "", r.stdout
+        assert f"not pinned: the new constructor turns 'mode' into Mode, which has no {old}" in r.stderr

@@ -722,6 +722,28 @@ def defaults_lost(
     return out
 
 
+def forgotten_by_method(
+    j: Judging, ref: ClassRef, old_sig: Signature, new_sig: Signature, args: Sequence[Arg]
+) -> dict[str, str]:
+    """A method's removed optional parameter the call passes, that nothing in the new class names any more
+    (`unnamed`): as for a constructor's, dropping its value drops what it chose."""
+    bv = bound_args(args, old_sig)
+    if not bv:
+        return {}
+    added = [p.name for p in new_sig.params if old_sig.get(p.name) is None]
+    optional = [
+        p.name
+        for p in old_sig.params
+        if p.name in bv
+        and new_sig.get(p.name) is None
+        and p.default is not None
+        and p.kind not in _SPLATS
+        and not any(related_names(p.name, q) for q in added)
+    ]
+    new_c = _class_nodes(j.new_p, ref) if optional else []
+    return {r: FORGOTTEN for r in sorted(unnamed(new_c, optional))} if new_c else {}
+
+
 def _class_nodes(project: Project, ref: ClassRef) -> list[ast.ClassDef]:
     """The class's definition and its ancestors' found in the repository."""
     infos = (project.class_info(r) for r in (ref, *project.ancestors(ref)))

@@ -366,8 +366,8 @@ def moved_clause(why: str) -> str:
         )
     if why == FORGOTTEN:
         return (
-            "which nothing in the new class reads any more, and no test the commit updated drops it: "
-            "dropping it changes what is measured; rewrite the call by hand"
+            "which nothing in the new class reads any more: dropping it changes what is measured; rewrite "
+            "the call by hand"
         )
     if why.startswith(PART_OF):
         part = why[len(PART_OF) :]

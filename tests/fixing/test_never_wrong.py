@@ -1982,8 +1982,8 @@ def test_a_value_for_an_optional_parameter_nothing_reads_any_more_is_not_dropped
     else:
         assert r.returncode == 1, r.stdout + r.stderr
         assert (
-            "passes stride=s, which nothing in the new class reads any more, and no test the commit updated "
-            "drops it: dropping it changes what is measured; rewrite the call by hand" in r.stderr
+            "passes stride=s, which nothing in the new class reads any more: dropping it changes what is "
+            "measured; rewrite the call by hand" in r.stderr
         ), r.stderr
 
 
@@ -2203,3 +2203,24 @@ def test_an_old_default_the_new_enum_conversion_has_no_member_for_is_not_pinned(
     else:
         assert r.stdout == "", r.stdout
         assert f"not pinned: the new constructor turns 'mode' into Mode, which has no {old}" in r.stderr
+
+
+def test_a_method_keyword_nothing_reads_any_more_is_not_dropped(tmp_path: Path) -> None:
+    # flax: `mha(q, k, attention_bias=bias)` after `attention_bias` left `__call__` with nothing in its
+    # place: `mha(q, k)`, and the benchmark measured attention without its bias.
+    op = "class MHA:\n    def __init__(self, heads):\n        self.heads = heads\n\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/op.py": op + "    def __call__(self, q, k, attention_bias=None):\n        return q\n",
+            "benchmarks/bench_op.py": "from pkg.op import MHA\n\n\ndef run(b):\n    mha = MHA(4)\n"
+            "    return mha(1, 2, attention_bias=b)\n",
+        },
+    )
+    repo.write("pkg/op.py", op + "    def __call__(self, q, k):\n        return q\n")
+    repo.commit("no bias")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1 and r.stdout == "", r.stdout + r.stderr
+    assert "passes attention_bias=b, which nothing in the new class reads any more" in r.stderr, r.stderr

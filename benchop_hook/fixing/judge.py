@@ -14,7 +14,7 @@ from dataclasses import replace
 from benchop_hook.analysis.callsites import UNKNOWN, Arg, CallSite, Gone, Instance
 from benchop_hook.analysis.cases import Cases
 from benchop_hook.analysis.changes import OpChange
-from benchop_hook.analysis.edits import Edit, EditKind
+from benchop_hook.analysis.edits import Edit, EditKind, related_names
 from benchop_hook.analysis.examples import bound_args
 from benchop_hook.analysis.locate import analyze
 from benchop_hook.analysis.modules import ClassRef, ModuleInfo
@@ -491,6 +491,12 @@ def _judge_binding(
     old_sig, new_sig, edits = sigs
     ref = change.new
     old_module = change.old.module if change.old is not None else None
+    slot = _slot_of_a_successor(change, edits, site.args, old_sig) if method is None else None
+    if slot is not None:
+        if status is Status.OK:
+            before = change.old.name if change.old is not None else change.name
+            status, problem = Status.SHIFTED, f"{before} is now {change.new.qualname if change.new else ''}"
+        return Finding(site, op, status, problem, why_not=f"not rewritten: {slot}", method=method)
     dp = pins_for(site, ref, default_pins(args, old_sig, new_sig, edits), new_sig, j, old_module)
     if status is Status.OK and not dp.pins:
         return _still_binds(site, op, change, dp)
@@ -532,6 +538,31 @@ def _judge_binding(
     )
     why = f"not rewritten: {as_clause(p.reason)}"
     return routed or Finding(site, op, status, problem, why_not=why, info=dp.info, method=method)
+
+
+def _slot_of_a_successor(
+    change: OpChange, edits: Sequence[Edit], args: Sequence[Arg], old_sig: Signature
+) -> str | None:
+    """A class that a rename or move replaced, where the call's value reaches a parameter of the successor
+    that only the slot pairs with the old one, under an unrelated name (flax: `PytreeOptimizer(params, tx)`
+    -> `ModelAndOptimizer(model, tx)`; mmengine: `optimizer_cfg` -> `optim_wrapper_cfg`, which wraps it).
+    Two classes, two names: the slot says nothing of what the successor wants there."""
+    if change.status not in ("renamed", "moved") or change.new is None:
+        return None
+    bv = bound_args(args, old_sig) or {}
+    for e in edits:
+        if (
+            e.kind is EditKind.RENAMED
+            and e.by == "position"
+            and e.name in bv
+            and not related_names(e.name, e.new_name or "")
+        ):
+            old = change.old.name if change.old is not None else change.name
+            return (
+                f"{change.new.name} takes '{e.new_name}' where {old} took '{e.name}', and only the slot "
+                f"pairs them: pass what '{e.new_name}' wants by hand"
+            )
+    return None
 
 
 def _moved(

@@ -2224,3 +2224,46 @@ def test_a_method_keyword_nothing_reads_any_more_is_not_dropped(tmp_path: Path) 
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
     assert r.returncode == 1 and r.stdout == "", r.stdout + r.stderr
     assert "passes attention_bias=b, which nothing in the new class reads any more" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(
+    ("new_param", "followed"),
+    [
+        ("model", False),  # flax: `PytreeOptimizer(params, tx)` -> `ModelAndOptimizer(model, tx)`
+        ("d", True),  # TileOPs a15dd9c8: `Conv3dOp(x, d_in)` -> `Conv3dFwdOp(x, d)`, one name shortened
+    ],
+)
+def test_a_successor_class_whose_slot_has_an_unrelated_name_is_not_followed_blindly(
+    tmp_path: Path, new_param: str, followed: bool
+) -> None:
+    # The package exports swapped the names, and the benchmark's pytree went into the new class's `model`.
+    old = "class PytreeOptimizer:\n    def __init__(self, x, d_in, tx=0.1):\n        self.tx = tx\n"
+    old = old.replace("d_in", "params") if not followed else old
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "from pkg.op import Keep as Keep\n"
+            "from pkg.op import PytreeOptimizer as PytreeOptimizer\n",
+            "pkg/op.py": "class Keep:\n    pass\n\n\n" + old,
+            "benchmarks/bench_op.py": "from pkg import PytreeOptimizer\n\n\ndef run(p):\n"
+            "    return PytreeOptimizer(1, p)\n",
+        },
+    )
+    repo.write(
+        "pkg/__init__.py",
+        "from pkg.op import Keep as Keep\nfrom pkg.op import ModelAndOptimizer as ModelAndOptimizer\n",
+    )
+    new = f"class ModelAndOptimizer:\n    def __init__(self, x, {new_param}, tx=0.1):\n        self.tx = tx\n"
+    repo.write("pkg/op.py", "class Keep:\n    pass\n\n\n" + new)
+    repo.commit("rename")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    if followed:
+        assert r.returncode == 0 and "+from pkg import ModelAndOptimizer" in r.stdout, r.stdout + r.stderr
+    else:
+        # The class's new name follows its import, as for any hand edit; what goes in its slot is the user's.
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert (
+            "ModelAndOptimizer takes 'model' where PytreeOptimizer took 'params', and only the slot pairs "
+            "them: pass what 'model' wants by hand" in r.stderr
+        ), r.stderr

@@ -56,6 +56,11 @@ def module_names_for(path: str, inits: set[str]) -> list[str]:
     outer = next((k for k in range(i) if "/".join(parts[: k + 1]) + "/__init__.py" in inits), None)
     if outer is not None and ".".join(parts[outer:]) not in names:
         names.append(".".join(parts[outer:]))
+    # A regular package inside a namespace folder (mlx: `python/mlx/` has no `__init__.py`, `nn/` has):
+    # `import mlx.nn` names it through that folder.
+    regular = path.endswith("/__init__.py") or i < len(parts) - 1
+    if regular and i > 0 and parts[i - 1] != "src" and ".".join(parts[i - 1 :]) not in names:
+        names.append(".".join(parts[i - 1 :]))
     return names
 
 

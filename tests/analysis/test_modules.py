@@ -149,6 +149,19 @@ def test_a_class_fingerprint_ignores_its_name() -> None:
             ["python.pkg.srt.layers.topk", "topk", "pkg.srt.layers.topk"],
             id="namespace-folders-inside-a-package",
         ),
+        pytest.param(
+            # mlx: `python/mlx/` has no __init__.py, `nn/` has: `import mlx.nn` names it through the folder
+            "python/mlx/nn/layers/quantized.py",
+            {"python/mlx/nn/__init__.py", "python/mlx/nn/layers/__init__.py"},
+            ["nn.layers.quantized", "python.mlx.nn.layers.quantized", "mlx.nn.layers.quantized"],
+            id="a-package-inside-a-namespace-folder",
+        ),
+        pytest.param(
+            "python/mlx/nn/__init__.py",
+            {"python/mlx/nn/__init__.py"},
+            ["python.mlx.nn", "nn", "mlx.nn"],
+            id="its-package-itself",
+        ),
         pytest.param("README.md", set(), [], id="not-python"),
     ],
 )

@@ -152,6 +152,8 @@ def _inserts_before_next(
     max_training_duration=None`: the slot can't say which of three it became)."""
     i = [p.name for p in old_named].index(old.name)
     nxt = next((p.name for p in old_named[i + 1 :] if p.name in new_names), None)
+    if nxt is None and new.required:
+        return False  # `forward(x)` -> `forward(input, decimals=0)`: the one required slot, options after it
     lo = new_names.index(new.name)
     hi = new_names.index(nxt) if nxt is not None else len(new_names)
     between = sorted(

@@ -86,6 +86,9 @@ def test_no_rename_by_position_when_more_came_than_went_at_the_end(old, new):
 def test_a_renamed_last_parameter_is_still_renamed():
     edits = diff(sig("x, dtype, tune_all=False"), sig("x, dtype, tune=False"))
     assert [(e.name, e.new_name) for e in edits if e.kind is EditKind.RENAMED] == [("tune_all", "tune")]
+    # TileOPs 39308ee0: the one required slot renamed, an option appended after it.
+    edits = diff(sig("x"), sig("input, decimals=0"))
+    assert [(e.name, e.new_name) for e in edits if e.kind is EditKind.RENAMED] == [("x", "input")]
 
 
 def test_block_of_renames_is_still_renames():

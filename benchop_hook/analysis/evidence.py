@@ -273,6 +273,28 @@ class TestEvidence:
             seen = True
         return seen
 
+    def swaps_values(
+        self, old_ref: ClassRef, new_ref: ClassRef, param: str, old_sig: Signature, new_sig: Signature
+    ) -> str | None:
+        """Where an updated test call of the same Op passes another value for `param` than it did, the rest
+        of it as it was (MONAI 38d73e83e: `allow_smaller=True` -> `allow_smaller=False` as the flag's sense
+        was inverted with its default): what a value of it means changed. None when no test shows that."""
+        if self.old_p is None:
+            return None
+        for old_path, new_path in self.changed:
+            if old_path is None or new_path is None:
+                continue
+            old_data = self.old_p.snapshot.read(old_path)
+            if old_data is None or param.encode() not in old_data or old_ref.name.encode() not in old_data:
+                continue
+            for site, ov, nv in self._bound_pairs(old_path, new_path, old_ref, new_ref, old_sig, new_sig):
+                if param not in ov or param not in nv or same_default(ov[param], nv[param]):
+                    continue
+                rest = {p: v for p, v in ov.items() if p != param}
+                if all(nv.get(p) == v for p, v in rest.items()):
+                    return f"{site.where}: {ov[param].strip()} -> {nv[param].strip()}"
+        return None
+
     def drops_param(
         self, old_ref: ClassRef, new_ref: ClassRef, param: str, old_sig: Signature, new_sig: Signature
     ) -> bool:

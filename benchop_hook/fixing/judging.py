@@ -125,6 +125,14 @@ def pins_for(
         )
         # FBGEMM f592c6d: the updated tests moved to the new default, and the old one (`StepMode.USE_COUNTER`)
         # is not imported in the benchmark: the tests say the new default is meant, so no pin by hand either.
+        old_sig = j.old_p.constructor(old_ref) if old_ref is not None and site.method is None else None
+        if why_not is None and ref is not None and old_ref is not None and old_sig is not None:
+            swapped = j.evidence.swaps_values(old_ref, ref, e.name, old_sig, new_sig)
+            if swapped:
+                why_not = (
+                    f"not pinned: the commit's tests now pass another value for '{e.name}' where they passed "
+                    f"one ({swapped}): what {e.old_default} means there changed"
+                )
         adopted = (
             j.evidence.adopts_new_default(ref, e.name, e.old_default or "", e.new_default, new_sig)
             if ref and why_not is None

@@ -2267,3 +2267,35 @@ def test_a_successor_class_whose_slot_has_an_unrelated_name_is_not_followed_blin
             "ModelAndOptimizer takes 'model' where PytreeOptimizer took 'params', and only the slot pairs "
             "them: pass what 'model' wants by hand" in r.stderr
         ), r.stderr
+
+
+@pytest.mark.parametrize(("test_new", "pinned"), [("True", False), ("False", True)])
+def test_a_default_whose_values_the_tests_swap_is_not_pinned(
+    tmp_path: Path, test_new: str, pinned: bool
+) -> None:
+    # MONAI 38d73e83e: `allow_smaller=False` + `if not allow_smaller:` became `allow_smaller=True` + `if
+    # allow_smaller:`, and the tests flipped the values they pass. Pinning False inverted what was measured.
+    op = "class Crop:\n    def __init__(self, margin=0, allow_smaller={}):\n        self.a = allow_smaller\n"
+    test = "from pkg.op import Crop\n\n\ndef test():\n    Crop(1, allow_smaller={})\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS + 'test-paths = ["tests/**/*.py"]\n',
+        {
+            "pkg/__init__.py": "",
+            "pkg/op.py": op.format("False"),
+            "tests/test_op.py": test.format("False"),
+            "benchmarks/bench_op.py": "from pkg.op import Crop\n\nCrop(2)\n",
+        },
+    )
+    repo.write("pkg/op.py", op.format("True"))
+    repo.write("tests/test_op.py", test.format(test_new))
+    repo.commit("invert allow_smaller")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    if pinned:
+        assert "+Crop(2, allow_smaller=False)" in r.stdout, r.stdout + r.stderr
+    else:
+        assert r.stdout == "", r.stdout
+        assert "not pinned: the commit's tests now pass another value for 'allow_smaller'" in r.stderr, (
+            r.stderr
+        )

@@ -543,12 +543,12 @@ def _judge_binding(
 def _slot_of_a_successor(
     change: OpChange, edits: Sequence[Edit], args: Sequence[Arg], old_sig: Signature
 ) -> str | None:
-    """A class that a rename or move replaced, where the call's value reaches a parameter of the successor
+    """A class that a rename replaced, where the call's value reaches a parameter of the successor
     that only the slot pairs with the old one, under an unrelated name (flax: `PytreeOptimizer(params, tx)`
     -> `ModelAndOptimizer(model, tx)`; mmengine: `optimizer_cfg` -> `optim_wrapper_cfg`, which wraps it).
     Two classes, two names: the slot says nothing of what the successor wants there."""
-    if change.status not in ("renamed", "moved") or change.new is None:
-        return None
+    if change.status != "renamed" or change.new is None:
+        return None  # a class moved under its own name is the same class: its slots say what they always did
     bv = bound_args(args, old_sig) or {}
     for e in edits:
         if (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from benchop_hook.analysis.callsites import CallSite
 from benchop_hook.analysis.edits import Edit, related_names
@@ -279,8 +279,27 @@ class TestEvidence:
         """Where an updated test call of the same Op passes another value for `param` than it did, the rest
         of it as it was (MONAI 38d73e83e: `allow_smaller=True` -> `allow_smaller=False` as the flag's sense
         was inverted with its default): what a value of it means changed. None when no test shows that."""
+        for site, ov, nv in self._pairs_passing(old_ref, new_ref, param, old_sig, new_sig):
+            if param not in nv or same_default(ov[param], nv[param]):
+                continue
+            if all(nv.get(p) == v for p, v in ov.items() if p != param):
+                return f"{site.where}: {ov[param].strip()} -> {nv[param].strip()}"
+        return None
+
+    def drops_param(
+        self, old_ref: ClassRef, new_ref: ClassRef, param: str, old_sig: Signature, new_sig: Signature
+    ) -> bool:
+        """An updated test call of the same Op that passed `param` now leaves it out, whatever it passed."""
+        return any(
+            param not in nv for _, _, nv in self._pairs_passing(old_ref, new_ref, param, old_sig, new_sig)
+        )
+
+    def _pairs_passing(
+        self, old_ref: ClassRef, new_ref: ClassRef, param: str, old_sig: Signature, new_sig: Signature
+    ) -> Iterator[tuple[CallSite, dict[str, str], dict[str, str]]]:
+        """The Op's updated test calls, old and new, whose old call passed `param`."""
         if self.old_p is None:
-            return None
+            return
         for old_path, new_path in self.changed:
             if old_path is None or new_path is None:
                 continue
@@ -288,29 +307,8 @@ class TestEvidence:
             if old_data is None or param.encode() not in old_data or old_ref.name.encode() not in old_data:
                 continue
             for site, ov, nv in self._bound_pairs(old_path, new_path, old_ref, new_ref, old_sig, new_sig):
-                if param not in ov or param not in nv or same_default(ov[param], nv[param]):
-                    continue
-                rest = {p: v for p, v in ov.items() if p != param}
-                if all(nv.get(p) == v for p, v in rest.items()):
-                    return f"{site.where}: {ov[param].strip()} -> {nv[param].strip()}"
-        return None
-
-    def drops_param(
-        self, old_ref: ClassRef, new_ref: ClassRef, param: str, old_sig: Signature, new_sig: Signature
-    ) -> bool:
-        """An updated test call of the same Op that passed `param` now leaves it out, whatever it passed."""
-        if self.old_p is None:
-            return False
-        for old_path, new_path in self.changed:
-            if old_path is None or new_path is None:
-                continue
-            old_data = self.old_p.snapshot.read(old_path)
-            if old_data is None or param.encode() not in old_data or old_ref.name.encode() not in old_data:
-                continue
-            pairs = self._bound_pairs(old_path, new_path, old_ref, new_ref, old_sig, new_sig)
-            if any(param in ov and param not in nv for _, ov, nv in pairs):
-                return True
-        return False
+                if param in ov:
+                    yield site, ov, nv
 
     def drops_same_way(
         self,

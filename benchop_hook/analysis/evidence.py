@@ -274,7 +274,13 @@ class TestEvidence:
         return seen
 
     def swaps_values(
-        self, old_ref: ClassRef, new_ref: ClassRef, param: str, old_sig: Signature, new_sig: Signature
+        self,
+        old_ref: ClassRef,
+        new_ref: ClassRef,
+        param: str,
+        old_sig: Signature,
+        new_sig: Signature,
+        defaults: tuple[str | None, str | None] = (None, None),
     ) -> str | None:
         """Where an updated test call of the same Op passes another value for `param` than it did, the rest
         of it as it was (MONAI 38d73e83e: `allow_smaller=True` -> `allow_smaller=False` as the flag's sense
@@ -282,6 +288,14 @@ class TestEvidence:
         for site, ov, nv in self._pairs_passing(old_ref, new_ref, param, old_sig, new_sig):
             if param not in nv or same_default(ov[param], nv[param]):
                 continue
+            old_default, new_default = defaults
+            if (
+                old_default
+                and new_default
+                and same_default(ov[param], old_default)
+                and same_default(nv[param], new_default)
+            ):
+                continue  # the old default for the new one: the tests adopt it (`adopts_new_default`)
             if all(nv.get(p) == v for p, v in ov.items() if p != param):
                 return f"{site.where}: {ov[param].strip()} -> {nv[param].strip()}"
         return None

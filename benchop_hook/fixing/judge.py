@@ -8,7 +8,7 @@ the updated tests' evidence and the configuration come in as one frozen `Judging
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from benchop_hook.analysis.callsites import UNKNOWN, Arg, CallSite, Gone, Instance
@@ -490,13 +490,9 @@ def _judge_binding(
     method = site.method
     old_sig, new_sig, edits = sigs
     ref = change.new
+    if method is None and (doubt := _successor_slot(site, op, change, edits, old_sig, (status, problem))):
+        return doubt
     old_module = change.old.module if change.old is not None else None
-    slot = _slot_of_a_successor(change, edits, site.args, old_sig) if method is None else None
-    if slot is not None:
-        if status is Status.OK:
-            before = change.old.name if change.old is not None else change.name
-            status, problem = Status.SHIFTED, f"{before} is now {change.new.qualname if change.new else ''}"
-        return Finding(site, op, status, problem, why_not=f"not rewritten: {slot}", method=method)
     dp = pins_for(site, ref, default_pins(args, old_sig, new_sig, edits), new_sig, j, old_module)
     if status is Status.OK and not dp.pins:
         return _still_binds(site, op, change, dp)
@@ -504,11 +500,7 @@ def _judge_binding(
         status, problem = Status.DEFAULT, f"relies on the default of '{dp.pins[0][0]}', which changed"
     if site.splat_dict is not None:
         problem += " (through a literal **dict)"
-    own, drops = (
-        test_checks(j.evidence, change.old or ref, ref, old_sig, new_sig, edits)
-        if method is None
-        else (None, None)
-    )
+    own, drops = _test_checks(method, change, old_sig, new_sig, edits, j)
     learned = (
         j.evidence.learned(change.old, ref, old_sig, new_sig)
         if method is None and change.old and ref
@@ -538,6 +530,39 @@ def _judge_binding(
     )
     why = f"not rewritten: {as_clause(p.reason)}"
     return routed or Finding(site, op, status, problem, why_not=why, info=dp.info, method=method)
+
+
+def _test_checks(
+    method: str | None,
+    change: OpChange,
+    old_sig: Signature,
+    new_sig: Signature,
+    edits: Sequence[Edit],
+    j: Judging,
+) -> tuple[Callable[[str], bool] | None, Callable[[str, str], bool] | None]:
+    """What the commit's tests settle for a constructor call (`test_checks`); nothing for a method's."""
+    if method is not None:
+        return None, None
+    return test_checks(j.evidence, change.old or change.new, change.new, old_sig, new_sig, edits)
+
+
+def _successor_slot(
+    site: CallSite,
+    op: str,
+    change: OpChange,
+    edits: Sequence[Edit],
+    old_sig: Signature,
+    outcome: tuple[Status, str],
+) -> Finding | None:
+    """The hand edit for a call whose value a renamed class's slot would take under an unrelated name."""
+    slot = _slot_of_a_successor(change, edits, site.args, old_sig)
+    if slot is None:
+        return None
+    status, problem = outcome
+    if status is Status.OK:
+        before = change.old.name if change.old is not None else change.name
+        status, problem = Status.SHIFTED, f"{before} is now {change.new.qualname if change.new else ''}"
+    return Finding(site, op, status, problem, why_not=f"not rewritten: {slot}", method=site.method)
 
 
 def _slot_of_a_successor(

@@ -120,19 +120,13 @@ def pins_for(
         if _no_change(e, old_ref, ref, j, meant):
             continue
         what = f"relies on the default of '{e.name}', which changed from {e.old_default} to {e.new_default}"
-        why_not = _why_not_pinned(e, new_sig, j, old_module, ref) or _rejected_now(
-            e, ref, j, new_sig, site.method
+        why_not = (
+            _why_not_pinned(e, new_sig, j, old_module, ref)
+            or _rejected_now(e, ref, j, new_sig, site.method)
+            or _swapped(e, old_ref, ref, site.method, new_sig, j)
         )
         # FBGEMM f592c6d: the updated tests moved to the new default, and the old one (`StepMode.USE_COUNTER`)
         # is not imported in the benchmark: the tests say the new default is meant, so no pin by hand either.
-        old_sig = j.old_p.constructor(old_ref) if old_ref is not None and site.method is None else None
-        if why_not is None and ref is not None and old_ref is not None and old_sig is not None:
-            swapped = j.evidence.swaps_values(old_ref, ref, e.name, old_sig, new_sig)
-            if swapped:
-                why_not = (
-                    f"not pinned: the commit's tests now pass another value for '{e.name}' where they passed "
-                    f"one ({swapped}): what {e.old_default} means there changed"
-                )
         adopted = (
             j.evidence.adopts_new_default(ref, e.name, e.old_default or "", e.new_default, new_sig)
             if ref and why_not is None
@@ -149,22 +143,8 @@ def pins_for(
                 f"not pinned: the old constructor turned None into {meant}; pin {e.name}={meant} by hand"
             )
             hand = True
-        elif (other := _named_otherwise(e.old_default or "", old_ref, site, j)) is not None:
-            # flax 2d32f287: `init_fn=initializers.zeros` meant the library's `initializers`; the benchmark's
-            # own `initializers` is jax.nn's. The pin would bind, and build something else.
-            name, have, meant = other
-            hand_note = (
-                f"not pinned: {name} in the benchmark is {have}, not the {meant} the old default named; "
-                f"pin {e.name}={e.old_default} with {meant} by hand"
-            )
-            hand = True
-        elif free_names(e.old_default or "") - site.scope_names:
-            missing = ", ".join(sorted(free_names(e.old_default or "") - site.scope_names))
-            hand_note = (
-                f"not pinned: {missing} is not imported in the benchmark; "
-                f"pin {e.name}={e.old_default} by hand"
-            )
-            hand = True
+        elif (note := _by_hand(e, old_ref, site, j)) is not None:
+            hand_note, hand = note, True
         else:
             pins.append(
                 (
@@ -175,6 +155,48 @@ def pins_for(
                 )
             )
     return DefaultPins(tuple(info), hand, hand_note, what, tuple(pins))
+
+
+def _swapped(
+    e: Edit,
+    old_ref: ClassRef | None,
+    ref: ClassRef | None,
+    method: str | None,
+    new_sig: Signature,
+    j: Judging,
+) -> str | None:
+    """Why not pinned: the commit's tests swap the values they pass for the parameter (MONAI 38d73e83e)."""
+    old_sig = j.old_p.constructor(old_ref) if old_ref is not None and method is None else None
+    if ref is None or old_ref is None or old_sig is None:
+        return None
+    swapped = j.evidence.swaps_values(old_ref, ref, e.name, old_sig, new_sig, (e.old_default, e.new_default))
+    if not swapped:
+        return None
+    return (
+        f"not pinned: the commit's tests now pass another value for '{e.name}' where they passed one "
+        f"({swapped}): what {e.old_default} means there changed"
+    )
+
+
+def _by_hand(e: Edit, old_ref: ClassRef | None, site: CallSite, j: Judging) -> str | None:
+    """Why the old default can't be written into the benchmark as it is: a name of it means another thing
+    there, or is not there at all."""
+    other = _named_otherwise(e.old_default or "", old_ref, site, j)
+    if other is not None:
+        # flax 2d32f287: `init_fn=initializers.zeros` meant the library's `initializers`; the benchmark's
+        # own `initializers` is jax.nn's. The pin would bind, and build something else.
+        name, have, meant = other
+        return (
+            f"not pinned: {name} in the benchmark is {have}, not the {meant} the old default named; "
+            f"pin {e.name}={e.old_default} with {meant} by hand"
+        )
+    missing = free_names(e.old_default or "") - site.scope_names
+    if missing:
+        return (
+            f"not pinned: {', '.join(sorted(missing))} is not imported in the benchmark; "
+            f"pin {e.name}={e.old_default} by hand"
+        )
+    return None
 
 
 def _named_otherwise(

@@ -479,7 +479,9 @@ def plan(
             and p_old in moved
             and not _is_old_default(a.source, old.get(p_old))
             # A slot another parameter took says more than "nothing reads it": the report names both.
-            and not (moved[p_old] == FORGOTTEN and p_old in contested_slot)
+            and not (
+                moved[p_old] == FORGOTTEN and (p_old in contested_slot or _namesake_added(p_old, old, new))
+            )
         ):
             return NoPlan(f"passes {p_old}={a.source}, {moved_clause(moved[p_old])}")
         if p_new is None and a.kind == "kw" and not _is_old_default(a.source, old.get(p_old)):

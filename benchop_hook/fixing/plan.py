@@ -158,6 +158,13 @@ def classify(
     for a, o, n in zip(args, old_t, new_t):
         if old.get(o) is not None and new.get(n) is None:
             return _into_a_catch_all(a, o, pmap, new)
+        if old.get(o) is None and new.get(n) is not None:
+            # mmengine 7e246b6f: `get(self, *args)` -> `get(self, key, default=None)`. What the old body made
+            # of its `*args` is not in the signature: the call binds, and a run tells what it means.
+            return (
+                Status.UNKNOWN,
+                f"unknown: the run decides (argument {a.source} went into {o} before and reaches '{n}' now)",
+            )
         if a.kind == "pos" and pmap.get(o, o) != n and _named_for(a.source) == n:
             # `Wrapper(model, inference_wrapper_config)` that now reaches `inference_wrapper_config`: the
             # name says where it was meant to go (a revert puts it back there), so pinning the old binding

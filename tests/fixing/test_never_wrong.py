@@ -2299,3 +2299,29 @@ def test_a_default_whose_values_the_tests_swap_is_not_pinned(
         assert "not pinned: the commit's tests now pass another value for 'allow_smaller'" in r.stderr, (
             r.stderr
         )
+
+
+def test_arguments_an_old_star_args_took_are_left_to_the_run_when_named_parameters_take_them(
+    tmp_path: Path,
+) -> None:
+    # mmengine 7e246b6f: `get(self, *args)` -> `get(self, key, default=None)`; `e.get("bboxes", None)` binds
+    # both, and was "passes 'bboxes' through *args, which bench-op does not rewrite": a hand edit, exit 1.
+    op = "class Element:\n    def __init__(self):\n        self.d = {{}}\n\n"
+    op += "    def get(self, {}):\n        return 1\n"
+    repo = _layout(
+        tmp_path,
+        OBJ_OPS,
+        {
+            "pkg/__init__.py": "",
+            "pkg/op.py": op.format("*args"),
+            "benchmarks/bench_op.py": "from pkg.op import Element\n\ne = Element()\ne.get('bboxes', None)\n",
+        },
+    )
+    repo.write("pkg/op.py", op.format("key, default=None"))
+    repo.commit("get by key")
+    r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0 and r.stdout == "", r.stdout + r.stderr
+    assert (
+        "unknown: the run decides (argument 'bboxes' went into *args before and reaches 'key' now)"
+        in r.stderr
+    )

@@ -358,15 +358,11 @@ def _enum_of_the_value(e: Edit, old_ref: ClassRef | None, ref: ClassRef | None, 
         (e.old_default, e.new_default, j.new_p, ref),
         (e.new_default, e.old_default, j.old_p, old_ref),
     ):
-        head, _, name = (member or "").rpartition(".")
-        if not literal or not head or where is None or not name.isidentifier():
+        found = _member_of(member, where.module, project) if where is not None else None
+        if not literal or found is None or where is None:
             continue
-        cls = (
-            project.resolve_in_module(where.module, ast.parse(head, mode="eval").body)
-            if _dotted(head)
-            else None
-        )
-        if not isinstance(cls, ClassRef) or not same_default(_assigned(project, cls).get(name), literal):
+        cls, name = found
+        if not same_default(_assigned(project, cls).get(name), literal):
             continue
         info = project.class_info(cls)
         bases = {b.split(".")[-1] for b in info.bases} if info is not None else set()
@@ -378,12 +374,10 @@ def _enum_of_the_value(e: Edit, old_ref: ClassRef | None, ref: ClassRef | None, 
 def _converted_to(e: Edit, ref: ClassRef, j: Judging) -> tuple[str, list[object]] | None:
     """The enum the new default is a member of, when the new `__init__` turns the parameter into it
     (`Mode(mode)`), and the literal values of its members."""
-    head, _, name = (e.new_default or "").rpartition(".")
-    if not head or not _dotted(head) or not name.isidentifier():
+    found = _member_of(e.new_default, ref.module, j.new_p)
+    if found is None or not _converts(j.new_p, ref, e.name, found[0].name):
         return None
-    cls = j.new_p.resolve_in_module(ref.module, ast.parse(head, mode="eval").body)
-    if not isinstance(cls, ClassRef) or not _converts(j.new_p, ref, e.name, cls.name):
-        return None
+    cls = found[0]
     members: list[object] = []
     for src in _assigned(j.new_p, cls).values():
         if src is None:
@@ -395,8 +389,19 @@ def _converted_to(e: Edit, ref: ClassRef, j: Judging) -> tuple[str, list[object]
     return cls.name, members
 
 
-def _dotted(text: str) -> bool:
-    return all(part.isidentifier() for part in text.split("."))
+def _member_of(default: str | None, module: str | None, project: Project) -> tuple[ClassRef, str] | None:
+    """(the class, the name) for a default `Head.NAME` whose head is, where `module` reads it, a class of the
+    repository (`LossReduction.MEAN`, `enums.Mode.FAST`)."""
+    head, _, name = (default or "").rpartition(".")
+    if (
+        not head
+        or module is None
+        or not name.isidentifier()
+        or not all(p.isidentifier() for p in head.split("."))
+    ):
+        return None
+    cls = project.resolve_in_module(module, ast.parse(head, mode="eval").body)
+    return (cls, name) if isinstance(cls, ClassRef) else None
 
 
 def _converts(project: Project, ref: ClassRef, param: str, enum: str) -> bool:
@@ -723,15 +728,7 @@ def defaults_lost(
         removed = [p.name for p in old_sig.params if new_sig.get(p.name) is None]
         kept = [p.name for p in new_sig.params if old_sig.get(p.name) is not None]
         old_c, new_c = _class_nodes(old_p, old_ref), _class_nodes(j.new_p, new_ref)
-        added = [p.name for p in new_sig.params if old_sig.get(p.name) is None]
-        optional = [
-            p.name
-            for p in old_sig.params
-            if p.name in removed
-            and p.default is not None
-            and p.kind not in _SPLATS
-            and not any(related_names(p.name, q) for q in added)
-        ]
+        optional = _optional_removed(old_sig, new_sig)
         j.memo[key] = (
             defaults_built_from(old_c, new_c, removed, kept),
             parts_built_from(old_c, new_c, removed),
@@ -760,18 +757,23 @@ def forgotten_by_method(
     bv = bound_args(args, old_sig)
     if not bv:
         return {}
+    optional = [p for p in _optional_removed(old_sig, new_sig) if p in bv]
+    new_c = _class_nodes(j.new_p, ref) if optional else []
+    return {r: FORGOTTEN for r in sorted(unnamed(new_c, optional))} if new_c else {}
+
+
+def _optional_removed(old_sig: Signature, new_sig: Signature) -> list[str]:
+    """The parameters with a default that the change removed, but for those a new parameter of a related
+    name may have taken over (`load_factor` -> `pruning_hash_load_factor`)."""
     added = [p.name for p in new_sig.params if old_sig.get(p.name) is None]
-    optional = [
+    return [
         p.name
         for p in old_sig.params
-        if p.name in bv
-        and new_sig.get(p.name) is None
+        if new_sig.get(p.name) is None
         and p.default is not None
         and p.kind not in _SPLATS
         and not any(related_names(p.name, q) for q in added)
     ]
-    new_c = _class_nodes(j.new_p, ref) if optional else []
-    return {r: FORGOTTEN for r in sorted(unnamed(new_c, optional))} if new_c else {}
 
 
 def _class_nodes(project: Project, ref: ClassRef) -> list[ast.ClassDef]:
@@ -844,12 +846,10 @@ def _as_literal_type(default: str, old_module: str | None, j: Judging) -> str | 
     """The default, or for an enum member (`InterpolationCode.SPLINE3`, `class InterpolationCode(IntEnum)`)
     the builtin type its enum is a subtype of, where that says what it is (MONAI: pinned where the new
     annotation is `str`)."""
-    head, _, name = default.rpartition(".")
-    if not head or not name.isidentifier() or old_module is None or not _dotted(head):
+    found = _member_of(default, old_module, j.old_p)
+    if found is None or found[1] not in _assigned(j.old_p, found[0]):
         return default
-    cls = j.old_p.resolve_in_module(old_module, ast.parse(head, mode="eval").body)
-    if not isinstance(cls, ClassRef) or name not in _assigned(j.old_p, cls):
-        return default
+    cls = found[0]
     bases = {b.split(".")[-1] for b in _bases_of(j.old_p, cls)}
     for base, kind in (("IntEnum", int), ("int", int), ("StrEnum", str), ("str", str), ("float", float)):
         if base in bases:

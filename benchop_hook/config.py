@@ -53,6 +53,9 @@ class Config:
     # file, and how many times it is asked.
     agent_timeout: float = 600.0
     agent_attempts: int = 1
+    # Rule ids turned off (`BO209`), as ruff's `ignore`: docs/rules.md lists them. A rule that guards
+    # against a wrong rewrite, turned off, leaves its calls to the run; it never lets them be rewritten.
+    ignore: tuple[str, ...] = ()
     line_length: int = 88  # not a [tool.bench-op] key: the project's ruff / black line-length (wrap.py)
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
@@ -135,6 +138,18 @@ def parse_gpus(value: Any, *, where: str = "[tool.bench-op] gpus") -> str:
     )
 
 
+def _rule_ids(key: str, value: Any) -> tuple[str, ...]:
+    ids = _str_list(key, value) if value != [] else ()
+    bad = [i for i in ids if len(i) != 5 or not i.startswith("BO") or not i[2:].isdigit()]
+    if bad:
+        raise ConfigError(
+            f"[tool.bench-op] {key} takes rule ids like \"BO209\" (docs/rules.md lists them), got "
+            f"{bad[0]!r}: "
+            "fix it in pyproject.toml."
+        )
+    return ids
+
+
 def from_table(table: dict[str, Any]) -> Config:
     """Validate a `[tool.bench-op]` table. Pure: no I/O."""
     if not isinstance(table, dict):
@@ -157,6 +172,8 @@ def from_table(table: dict[str, Any]) -> Config:
             values[name] = _str_list(key, value, globs=True)
         elif name == "op_bases":
             values[name] = _str_list(key, value)
+        elif name == "ignore":
+            values[name] = _rule_ids(key, value)
         elif name == "pytest_args":
             values[name] = _str_list(key, value) if value != [] else ()
         elif name == "python":

@@ -47,6 +47,7 @@ def judging(ctx: StaticContext, cfg: Config) -> Judging:
         commit_old_p=ctx.old_p,
         successors=successors(ctx.changes),
         bench_path=ctx.paths.bench,
+        off=ctx.off,
     )
 
 

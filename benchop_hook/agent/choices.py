@@ -17,6 +17,7 @@ from benchop_hook.analysis.callsites import Arg, CallSite
 from benchop_hook.analysis.cases import Cases
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.locate import analyze
+from benchop_hook.analysis.meaning import targets_of
 from benchop_hook.analysis.renames import name_words
 from benchop_hook.analysis.signatures import Signature, expr_key
 from benchop_hook.fixing.choices import choice_words, is_choice
@@ -24,7 +25,6 @@ from benchop_hook.fixing.commit_range import authored_lines
 from benchop_hook.fixing.context import change_signatures
 from benchop_hook.fixing.judge import changes_reaching
 from benchop_hook.fixing.judging import Judging
-from benchop_hook.fixing.plan import targets_of
 from benchop_hook.fixing.results import shown_call
 
 

@@ -24,10 +24,10 @@ from benchop_hook.analysis.examples import (
     template_of,
 )
 from benchop_hook.analysis.locate import analyze
+from benchop_hook.analysis.meaning import Status, Value, classify
 from benchop_hook.analysis.modules import ClassRef, ModuleInfo
 from benchop_hook.analysis.project import Project
 from benchop_hook.analysis.signatures import Kind, Signature, a_size, is_constant_source, same_default
-from benchop_hook.fixing.plan import Status, Value, classify
 
 
 def bound_values(site: CallSite, sig: Signature) -> dict[str, str] | None:

@@ -27,6 +27,7 @@ from benchop_hook.fixing.results import FileResult, Finding, Note, StaticResult,
 from benchop_hook.git.last_commit import LastCommits
 from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
+from benchop_hook.rules.decide import turned_off
 
 Suspects = dict[tuple[int, int], tuple[CallSite, str]]  # (line, column) -> the call and the TypeError now
 
@@ -94,7 +95,8 @@ def all_files_pass(
     new_p = projects(cfg, paths, src).new
     ev = evidence_for(src, paths, new_p, None)
     py_paths = sorted(p for p in src.new.paths() if p.endswith(".py"))
-    cache = CleanCache(opts.cache_dir, [repr(cfg), *py_paths])
+    # The rules turned off decide as much as the config: a file clean under some rules is not under others.
+    cache = CleanCache(opts.cache_dir, [repr(cfg), repr(sorted(turned_off(cfg.ignore))), *py_paths])
     digests: dict[str, str | None] = {}
 
     def dep_digest(p: str) -> str | None:
@@ -133,7 +135,9 @@ def all_files_pass(
         told = {w for n in (fr.import_notes if fr is not None else ()) for w in (n.name, n.successor) if w}
         t.unresolved = [n for n in t.unresolved if n.path != path or n.call.rsplit(" ", 1)[-1] not in told]
     cache.save()
-    return t.result(target), StaticContext(paths, new_p, None, src.bench, ev, tuple(t.changes))
+    return t.result(target), StaticContext(
+        paths, new_p, None, src.bench, ev, tuple(t.changes), turned_off(cfg.ignore)
+    )
 
 
 @dataclass(frozen=True)
@@ -274,6 +278,7 @@ class _FromHistory:
             commit_old_p=None,
             successors=frozenset(),
             bench_path=self.paths.bench,
+            off=turned_off(self.cfg.ignore),
         )
         done = judge_files(self.src.bench, [path], j, rewrite=self.rewrite, line_length=self.cfg.line_length)
         fr = done[0] if done else FileResult(path, before=data)

@@ -27,6 +27,7 @@ from benchop_hook.fixing.rewriter import Rewriter
 from benchop_hook.git.snapshots import Snapshot, WorkTree
 from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
+from benchop_hook.rules.decide import turned_off
 
 JUDGE_FORK_WEIGHT = 200_000  # bytes of the benchmark files judged (each costs its imports' parses too)
 EVIDENCE_FORK_WEIGHT = 100_000  # bytes of changed tests to analyse first: about 0.2 s of one core
@@ -76,7 +77,7 @@ def _range_pass(
 
         cs = replace(cs, changes=of_op(cs.changes, op))
     ev = cs.evidence if cs.evidence is not None else evidence_for(src, paths, pr.new, pr.old)
-    ctx = StaticContext(paths, pr.new, pr.old, src.bench, ev, cs.changes)
+    ctx = StaticContext(paths, pr.new, pr.old, src.bench, ev, cs.changes, turned_off(cfg.ignore))
     result = StaticResult(target, cs.changes, skipped=cs.skipped, op_files_changed=cs.op_files_changed)
     if not cs.changes or pr.old is None:
         return result, ctx
@@ -91,6 +92,7 @@ def _range_pass(
         commit_old_p=pr.old,
         successors=successors(cs.changes),
         bench_path=paths.bench,
+        off=ctx.off,
     )
     files_ = candidates(src.bench, paths, names)
     mine = {p: authored_lines(_before(src, p), src.bench.read(p)) for p in files_}

@@ -31,6 +31,7 @@ class StaticContext:
     bench: Snapshot  # where the benchmark files were read from
     evidence: TestEvidence
     changes: tuple[OpChange, ...]
+    off: frozenset[str] = frozenset()  # the rules turned off: the run's dict fixer asks the same rules
 
 
 SigEdits = tuple[Signature | None, Signature | None, tuple[Edit, ...]]

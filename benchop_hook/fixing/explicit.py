@@ -3,7 +3,7 @@ whole call, for the part bench-op can see."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from benchop_hook.analysis.binding import bind
 from benchop_hook.analysis.callsites import Arg
@@ -11,8 +11,12 @@ from benchop_hook.analysis.edits import Edit, EditKind, param_map
 from benchop_hook.analysis.signatures import (
     Signature,
 )
+from benchop_hook.fixing import questions
 from benchop_hook.fixing.choices import is_choice
 from benchop_hook.fixing.plan import ArgOp, NoPlan, Plan, _preview, fails_whatever_splats_hold, shape
+from benchop_hook.fixing.questions import DropEvidence
+from benchop_hook.rules import decide
+from benchop_hook.rules.verdicts import Drop, Hand
 
 
 def _old_targets(args: Sequence[Arg], old: Signature) -> tuple[list[str | None], int] | None:
@@ -49,23 +53,37 @@ def _old_targets(args: Sequence[Arg], old: Signature) -> tuple[list[str | None],
     return targets, k
 
 
-def _explicit_ops(
+def explicit_bound(args: Sequence[Arg], old: Signature) -> dict[str, str]:
+    """Old parameter -> the source of the explicit argument that surely reached it (a splat's reach is
+    unknown, so what it holds is not in here)."""
+    found = _old_targets(args, old)
+    if found is None:
+        return {}
+    return {
+        t: a.source
+        for a, t in zip(args, found[0])
+        if t is not None and not t.startswith("*") and a.kind != "star"
+    }
+
+
+def _explicit_ops(  # long: the drops and renames of the explicit arguments, each outcome a branch
     args: Sequence[Arg],
     targets: Sequence[str | None],
-    old: Signature,
-    new: Signature,
-    edits: Sequence[Edit],
-    drops_choice: Callable[[str, str], bool] | None,
+    sigs: tuple[Signature, Signature, tuple[Edit, ...]],
+    drop: DropEvidence,
     in_scope: frozenset[str] | None,
-) -> tuple[list[ArgOp], list[str], list[tuple[Arg, str | None]]] | NoPlan | None:
-    """The drops and keyword renames of the explicit arguments, under plan()'s evidence rules; and each
-    argument kept with the new parameter it reaches (None for a splat)."""
+    off: frozenset[str],
+) -> tuple[list[ArgOp], list[str], list[tuple[Arg, str | None]], tuple[str, ...]] | NoPlan | None:
+    """The drops and keyword renames of the explicit arguments, decided by the same rules as plan()'s; and
+    each argument kept with the new parameter it reaches (None for a splat)."""
+    old, new, edits = sigs
     pmap = param_map(list(edits), old)
     by_position = {e.name for e in edits if e.kind is EditKind.RENAMED and e.by == "position"}
     contested = {e.name for e in edits if e.kind is EditKind.REMOVED and e.contested}
     ops: list[ArgOp] = []
     notes: list[str] = []
     kept: list[tuple[Arg, str | None]] = []
+    trace: list[str] = []
     for i, (a, t) in enumerate(zip(args, targets)):
         if t is None:
             kept.append((a, None))
@@ -85,18 +103,29 @@ def _explicit_ops(
             and a.source != p_new
         ):
             return None  # the slot and the scope disagree: plan() weighs that evidence; here the run decides
-        if p_new is None:
-            if (
-                a.kind != "star"
-                and is_choice(a.source, None if star else old.get(name))
-                and (drops_choice is None or not drops_choice(name, a.source))
-            ):
+        if p_new is None and star:
+            # Items of an old `*args` that is gone: dropped with it, unless one is a choice by its form.
+            dropped_by_tests = drop.drops_choice is not None and drop.drops_choice(name, a.source)
+            if a.kind != "star" and is_choice(a.source, None) and not dropped_by_tests:
                 return NoPlan(
                     f"passes {name}={a.source}, a choice the new signature has no '{name}' for, "
                     "and no test the commit updated drops it the same way: carry that choice over by hand"
                 )
             ops.append(ArgOp("drop", i))
             notes.append(f"dropped {'*' if a.kind == 'star' else ''}{a.source} ('{t}' was removed)")
+            continue
+        if p_new is None:
+            decision = decide.removed_value(
+                questions.removed_value(i, name, a.source, a.kind == "kw", sigs, drop), off
+            )
+            trace.extend(decision.trace)
+            v = decision.verdict
+            if isinstance(v, Hand):
+                return NoPlan(v.reason, choice=v.choice, rule=v.rule, trace=tuple(trace))
+            if not isinstance(v, Drop):
+                return None  # left to the run: nothing here is provable
+            ops.append(ArgOp("drop", i))
+            notes.append(v.note)
             continue
         param = new.get(p_new)
         if param is None or (a.kind == "kw" and not param.keyword):
@@ -105,16 +134,15 @@ def _explicit_ops(
             ops.append(ArgOp("rename", i, p_new))
             notes.append(f"keyword {a.keyword}= renamed to {p_new}=")
         kept.append((a if a.kind != "kw" else Arg("kw", p_new, a.source), p_new))
-    return ops, notes, kept
+    return ops, notes, kept, tuple(trace)
 
 
-def plan_explicit(
+def plan_explicit(  # long: the provability checks before and after the edit, each a return of its own
     args: Sequence[Arg],
-    old: Signature,
-    new: Signature,
-    edits: Sequence[Edit],
-    drops_choice: Callable[[str, str], bool] | None = None,
+    sigs: tuple[Signature, Signature, tuple[Edit, ...]],
+    drop: DropEvidence,
     in_scope: frozenset[str] | None = None,
+    off: frozenset[str] = frozenset(),
 ) -> Plan | NoPlan | None:
     """The edit of a call's explicit arguments when it also splats a `*`/`**` bench-op can't see.
 
@@ -125,6 +153,7 @@ def plan_explicit(
     the run. A `*` splat is dropped only when it provably filled an old `*args` that is gone. None:
     nothing is provable (the call may bind as it stands, or the edit would move what a splat reaches).
     """
+    old, new, edits = sigs
     star = any(a.kind == "star" for a in args)
     explicit = [a for a in args if a.kind in ("pos", "kw")]
     if (
@@ -137,10 +166,10 @@ def plan_explicit(
     if found is None:
         return None
     targets, k = found
-    edit = _explicit_ops(args, targets, old, new, edits, drops_choice, in_scope)
+    edit = _explicit_ops(args, targets, sigs, drop, in_scope, off)
     if edit is None or isinstance(edit, NoPlan):
         return edit
-    ops, notes, kept = edit
+    ops, notes, kept, trace = edit
     if not ops:
         return None
     new_pos = [p.name for p in new.positional]
@@ -155,14 +184,14 @@ def plan_explicit(
         return (
             None
             if fails_whatever_splats_hold([a for a in final if a.kind in ("pos", "kw")], new, rest_star)
-            else Plan(tuple(ops), tuple(notes), _preview(final))
+            else Plan(tuple(ops), tuple(notes), _preview(final), trace)
         )
     passed = {t for t in targets if t is not None}
     if not bind(new, shape(final)).ok or any(
         e.kind is EditKind.DEFAULT_CHANGED and e.name not in passed for e in edits
     ):
         return None  # a default it relies on changed: the full planner's business, not this one's
-    return Plan(tuple(ops), tuple(notes), _preview(final))
+    return Plan(tuple(ops), tuple(notes), _preview(final), trace)
 
 
 def _star_fills_the_same(

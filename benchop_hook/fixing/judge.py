@@ -8,46 +8,32 @@ the updated tests' evidence and the configuration come in as one frozen `Judging
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
-from benchop_hook.analysis.callsites import UNKNOWN, Arg, CallSite, Gone, Instance
+from benchop_hook.analysis.callsites import UNKNOWN, CallSite, Gone, Instance
 from benchop_hook.analysis.cases import Cases
 from benchop_hook.analysis.changes import OpChange
-from benchop_hook.analysis.edits import Edit, EditKind, related_names
-from benchop_hook.analysis.examples import bound_args
 from benchop_hook.analysis.locate import analyze
 from benchop_hook.analysis.modules import ClassRef, ModuleInfo
 from benchop_hook.analysis.project import Project
-from benchop_hook.analysis.signatures import Signature
-from benchop_hook.fixing.context import change_signatures, value_source
-from benchop_hook.fixing.explicit import plan_explicit
+from benchop_hook.fixing.context import change_signatures
 from benchop_hook.fixing.imports import import_fixes, imports_in_functions
 from benchop_hook.fixing.judging import (
-    DefaultPins,
     Judging,
-    defaults_lost,
-    forgotten_by_method,
-    moved_values,
-    pins_for,
-    test_checks,
 )
+from benchop_hook.fixing.one_change import (
+    AUTHORED_BROKEN,
+    _still_binds,
+    judge_one,
+)
+from benchop_hook.fixing.pins import DefaultPins
 from benchop_hook.fixing.plan import (
     ArgOp,
-    NoPlan,
     Plan,
     Status,
-    appended_unharmed,
-    as_clause,
-    classify,
-    default_pins,
-    fails_whatever_splats_hold,
     judge_now,
-    keywords_only_unharmed,
-    plan,
-    positional_splat_unharmed,
 )
-from benchop_hook.fixing.refusals import moved_to_constructor
 from benchop_hook.fixing.results import (
     FileVerdict,
     Finding,
@@ -55,7 +41,6 @@ from benchop_hook.fixing.results import (
     import_of,
     written_site,
 )
-from benchop_hook.fixing.taught import as_the_commit_shows, example_of, in_place, taught_for
 
 
 def judge_file(
@@ -369,313 +354,6 @@ def judge_authored(site: CallSite, j: Judging) -> Finding | None:
     return None
 
 
-AUTHORED_BROKEN = (
-    "not rewritten: this call was written in this change for the new signature, and it does not bind it: "
-    "fix it by hand"
-)
-
-
-def _unreadable(site: CallSite, op: str, change: OpChange, j: Judging) -> Finding | None:
-    """The finding for a call whose class was removed, or whose signatures can't both be read."""
-    method = site.method
-    old_name = change.old.name if change.old is not None else change.name
-    if change.status == "removed":
-        return Finding(
-            site,
-            op,
-            Status.GONE,
-            f"{old_name} was removed and nothing replaced it",
-            why_not="no successor to rewrite to: remove or replace this benchmark case by hand",
-            method=method,
-        )
-    label = op if method is None else f"{op}.{'forward' if method == '__call__' else method}"
-    # A moved class still importable under the name the benchmark uses (a re-export) needs nothing.
-    name_gone = any(isinstance(a, Gone) for a in site.atoms)
-    if change.status in ("renamed", "moved") and not name_gone:
-        return None
-    if change.status in ("renamed", "moved") and change.new is not None:
-        if change.old is not None and _same_class(j, change.old, change.new):
-            # A NamedTuple, a ctypes Structure...: moved or renamed as it was, so called as it was; its import
-            # follows it.
-            return _still_binds(site, op, change, DefaultPins())
-        return Finding(
-            site,
-            op,
-            Status.UNKNOWN,
-            f"{old_name} is now {change.new.qualname}, whose constructor bench-op can't read",
-            why_not="left to the run: the import follows the class, and the run tells whether the call binds",
-            method=method,
-        )
-    return Finding(
-        site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method
-    )
-
-
-def _same_class(j: Judging, old: ClassRef, new: ClassRef) -> bool:
-    """The class as it was, under its new name or module: the same bases, decorators and body."""
-    a, b = j.old_p.class_info(old), j.new_p.class_info(new)
-    if a is None or b is None or a.node is None or b.node is None or a.bases != b.bases:
-        return False
-    decorators = ([ast.dump(d) for d in ci.decorator_list] for ci in (a.node, b.node))
-    return next(decorators) == next(decorators) and a.fingerprint == b.fingerprint
-
-
-def judge_one(
-    site: CallSite, op: str, change: OpChange, j: Judging, cases: Cases | None = None
-) -> Finding | None:
-    """The finding for a call reached by classes that all changed as `change` did."""
-    method = site.method
-    old_sig, new_sig, edits = (
-        (None, None, []) if change.status == "removed" else change_signatures(change, method, j.new_p)
-    )
-    if old_sig is None or new_sig is None:
-        return _unreadable(site, op, change, j)
-    args = site.args
-    if site.splat_dict is not None:
-        # A literal **dict: judged as the keywords it holds; the fix edits the dict's keys.
-        args = tuple(a for a in site.args if a.kind != "dstar") + tuple(
-            Arg("kw", k, v) for k, v in site.splat_dict
-        )
-    status, problem = classify(args, old_sig, new_sig, edits)
-    if status is Status.UNKNOWN and (
-        keywords_only_unharmed(args, old_sig, edits)
-        or positional_splat_unharmed(args, old_sig, new_sig)
-        or appended_unharmed(args, old_sig, new_sig, edits)
-    ):
-        return _still_binds(site, op, change, DefaultPins())  # its class's import may still follow a rename
-    if status is Status.UNKNOWN:
-        return (explicit_fix(site, op, change, old_sig, new_sig, edits, j) if method is None else None) or (
-            Finding(
-                site,
-                op,
-                status,
-                problem,
-                why_not="left to the run: the repair loop fixes it from the traceback",
-                method=method,
-            )
-        )
-    if status is Status.STALE and site.guard is not None:
-        # A condition bench-op can't evaluate may keep the classes it does not fit away: as in --all-files,
-        # only a run can tell.
-        now = judge_now(args, None, new_sig, None)[1]
-        problem = f"unknown: the run decides ({now}, but only {site.guard})"
-        return Finding(site, op, Status.UNKNOWN, problem, why_not="left to the run", method=method)
-    if status is Status.STALE:
-        return Finding(
-            site,
-            op,
-            status,
-            problem,
-            why_not="it did not bind before this change either: fix it by hand",
-            method=method,
-        )
-    sigs = (old_sig, new_sig, tuple(edits))
-    return _judge_binding(site, op, change, args, sigs, status, problem, j, cases)
-
-
-def _judge_binding(
-    site: CallSite,
-    op: str,
-    change: OpChange,
-    args: tuple[Arg, ...],
-    sigs: tuple[Signature, Signature, tuple[Edit, ...]],
-    status: Status,
-    problem: str,
-    j: Judging,
-    cases: Cases | None = None,
-) -> Finding | None:
-    """A call the old signature bound: nothing to do, a default to pin, or the planned edit."""
-    from benchop_hook.fixing.routes import route
-
-    method = site.method
-    old_sig, new_sig, edits = sigs
-    ref = change.new
-    if method is None and (doubt := _successor_slot(site, op, change, edits, old_sig, (status, problem))):
-        return doubt
-    old_module = change.old.module if change.old is not None else None
-    dp = pins_for(site, ref, default_pins(args, old_sig, new_sig, edits), new_sig, j, old_module)
-    if status is Status.OK and not dp.pins:
-        return _still_binds(site, op, change, dp)
-    if status is Status.OK:
-        status, problem = Status.DEFAULT, f"relies on the default of '{dp.pins[0][0]}', which changed"
-    if site.splat_dict is not None:
-        problem += " (through a literal **dict)"
-    own, drops = _test_checks(method, change, old_sig, new_sig, edits, j)
-    learned = (
-        j.evidence.learned(change.old, ref, old_sig, new_sig)
-        if method is None and change.old and ref
-        else None
-    )
-    taught = _moved_out(method, change, args, sigs, j) or taught_for(site, change, args, sigs, learned, j)
-    if isinstance(taught, str):
-        return Finding(
-            site, op, status, problem, why_not=f"not rewritten: {taught}", info=dp.info, method=method
-        )
-    edits = as_the_commit_shows(edits, learned)
-    values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, taught.values)
-    span = (site.lineno, site.end_lineno)
-    varies = (lambda src: cases.why_a_choice(src, span)) if cases is not None and method is None else None
-    moved = _moved(j, change, args, old_sig, new_sig, method)
-    extras = dp.pins + taught.extras
-    p = plan(args, old_sig, new_sig, edits, values, extras, site.scope_names, own, drops, varies, moved)
-    if not isinstance(p, NoPlan):
-        p = in_place(p, args, learned, old_sig, new_sig)
-        ex = example_of(learned) if taught.values or taught.extras else None
-        return Finding(site, op, status, problem, plan=p, info=dp.info, method=method, example=ex)
-    # A choice with no home in the successor may have a class of its own in the same commit.
-    routed = (
-        route(site, op, change, p.choice, old_sig, status, problem, j)
-        if _routable(site, change) and p.choice
-        else None
-    )
-    why = f"not rewritten: {as_clause(p.reason)}"
-    return routed or Finding(site, op, status, problem, why_not=why, info=dp.info, method=method)
-
-
-def _test_checks(
-    method: str | None,
-    change: OpChange,
-    old_sig: Signature,
-    new_sig: Signature,
-    edits: Sequence[Edit],
-    j: Judging,
-) -> tuple[Callable[[str], bool] | None, Callable[[str, str], bool] | None]:
-    """What the commit's tests settle for a constructor call (`test_checks`); nothing for a method's."""
-    if method is not None:
-        return None, None
-    return test_checks(j.evidence, change.old or change.new, change.new, old_sig, new_sig, edits)
-
-
-def _successor_slot(
-    site: CallSite,
-    op: str,
-    change: OpChange,
-    edits: Sequence[Edit],
-    old_sig: Signature,
-    outcome: tuple[Status, str],
-) -> Finding | None:
-    """The hand edit for a call whose value a renamed class's slot would take under an unrelated name."""
-    slot = _slot_of_a_successor(change, edits, site.args, old_sig)
-    if slot is None:
-        return None
-    status, problem = outcome
-    if status is Status.OK:
-        before = change.old.name if change.old is not None else change.name
-        status, problem = Status.SHIFTED, f"{before} is now {change.new.qualname if change.new else ''}"
-    return Finding(site, op, status, problem, why_not=f"not rewritten: {slot}", method=site.method)
-
-
-def _slot_of_a_successor(
-    change: OpChange, edits: Sequence[Edit], args: Sequence[Arg], old_sig: Signature
-) -> str | None:
-    """A class that a rename replaced, where the call's value reaches a parameter of the successor
-    that only the slot pairs with the old one, under an unrelated name (flax: `PytreeOptimizer(params, tx)`
-    -> `ModelAndOptimizer(model, tx)`; mmengine: `optimizer_cfg` -> `optim_wrapper_cfg`, which wraps it).
-    Two classes, two names: the slot says nothing of what the successor wants there."""
-    if change.status != "renamed" or change.new is None:
-        return None  # a class moved under its own name is the same class: its slots say what they always did
-    bv = bound_args(args, old_sig) or {}
-    for e in edits:
-        if (
-            e.kind is EditKind.RENAMED
-            and e.by == "position"
-            and e.name in bv
-            and not related_names(e.name, e.new_name or "")
-        ):
-            old = change.old.name if change.old is not None else change.name
-            return (
-                f"{change.new.name} takes '{e.new_name}' where {old} took '{e.name}', and only the slot "
-                f"pairs them: pass what '{e.new_name}' wants by hand"
-            )
-    return None
-
-
-def _moved(
-    j: Judging,
-    change: OpChange,
-    args: tuple[Arg, ...],
-    old_sig: Signature,
-    new_sig: Signature,
-    method: str | None,
-) -> dict[str, str] | None:
-    """Removed parameter -> why its value can't just be dropped (`plan`'s `moved`)."""
-    ref = change.new
-    if ref is None:
-        return None
-    moved = moved_values(j, change.old or ref, ref, old_sig, new_sig, method)
-    if method is not None:
-        # flax: `mha(q, k, attention_bias=bias)` after `attention_bias` left `__call__`, and nothing in the
-        # class reads one any more: the bias is gone from what is measured.
-        return {**forgotten_by_method(j, ref, old_sig, new_sig, args), **moved}
-    return {**defaults_lost(j, change.old or ref, ref, old_sig, new_sig, args), **moved}
-
-
-def _moved_out(
-    method: str | None,
-    change: OpChange,
-    args: tuple[Arg, ...],
-    sigs: tuple[Signature, Signature, tuple[Edit, ...]],
-    j: Judging,
-) -> str | None:
-    """Why a parameter the call passes can't just be dropped: for a method call, it moved to the
-    constructor; for a constructor call, the same commit made it a required parameter of another class or
-    of one of this class's methods (Megatron 9475bab: `is_built_on_rank` left the dataset config for the
-    builder, and dropping the benchmark's rank-aware function would build on every rank)."""
-    if method is None:
-        return _moved_to_another(change, args, sigs, j)
-    if change.new is None:
-        return None
-    old_ctor = j.old_p.constructor(change.old) if change.old is not None else None
-    new_ctor = j.new_p.constructor(change.new)
-    return moved_to_constructor(args, sigs[0], sigs[1], old_ctor, new_ctor, change.new.name)
-
-
-def _moved_to_another(
-    change: OpChange, args: tuple[Arg, ...], sigs: tuple[Signature, Signature, tuple[Edit, ...]], j: Judging
-) -> str | None:
-    old_sig, new_sig, _ = sigs
-    gone = [(p, v) for p, v in (bound_args(args, old_sig) or {}).items() if new_sig.get(p) is None]
-    if not gone:
-        return None
-    required = {EditKind.ADDED_REQUIRED}
-    for p, value in gone:
-        old_p = old_sig.get(p)
-        if p in new_sig.refused and old_p is not None and old_p.required:
-            # Megatron ffbc43f: `inference_wrapper_config` was required, the old constructor built the
-            # inference context from it, and the new one raises when it is passed: dropped, the wrapper would
-            # run with no context. What replaces it is not in the signature.
-            return (
-                f"the constructor now refuses '{p}', which it required before, and the call passes "
-                f"{p}={value.strip()}: what replaces it is not said, edit the call by hand"
-            )
-        where = [
-            f"{c.new.name}'s constructor"
-            for c in j.changes
-            if c is not change
-            and c.new is not None
-            and any(e.kind in required and e.name == p for e in c.edits)
-        ] + [
-            f".{m.name}()" for m in change.methods if any(e.kind in required and e.name == p for e in m.edits)
-        ]
-        if where:
-            return (
-                f"'{p}' is now a required parameter of {where[0]}, and the call passes {p}={value.strip()}: "
-                "pass it there, by hand"
-            )
-    return None
-
-
-def _routable(site: CallSite, change: OpChange) -> bool:
-    """A plain call of a renamed or moved class by a name that is gone: another class may take a choice."""
-    return (
-        site.method is None
-        and any(isinstance(a, Gone) for a in site.atoms)
-        and site.splat_dict is None
-        and change.status in ("renamed", "moved")
-        and change.new is not None
-    )
-
-
 def through_an_attribute(site: CallSite, f: Finding | None, j: Judging, mi: ModuleInfo) -> Finding | None:
     """`f`, for a call that names a renamed or moved class through an attribute (`mk.ModularKernel(...)`
     after `import pkg.kernel as mk`): import edits follow the names a file imports, so the call keeps the
@@ -734,66 +412,6 @@ def _module_named(dotted: str, mi: ModuleInfo) -> str | None:
         return None
     base = t.module if t.kind == "module" else f"{t.module}.{t.name}"
     return f"{base}.{rest}" if rest else base
-
-
-def _still_binds(site: CallSite, op: str, change: OpChange, dp: DefaultPins) -> Finding | None:
-    """A call that binds the new signature with the same meaning: a changed default it relies on that
-    could not be pinned, a note, the class's new name to import, or nothing at all."""
-    method = site.method
-    if dp.hand:
-        return Finding(
-            site, op, Status.DEFAULT, dp.what, info=dp.info, method=method, hand=True, why_not=dp.hand_note
-        )
-    if dp.info:
-        return Finding(site, op, Status.DEFAULT, dp.info[0], info=dp.info, method=method)
-    name_gone = any(isinstance(a, Gone) for a in site.atoms)
-    if change.status in ("renamed", "moved") and name_gone and change.new is not None:
-        old_name = change.old.name if change.old is not None else change.name
-        return Finding(
-            site,
-            op,
-            Status.GONE,
-            f"{old_name} is now {change.new.qualname}",
-            info=dp.info,
-            method=method,
-            plan=Plan((), (f"{old_name} -> {change.new.name}",), "(unchanged arguments)"),
-        )
-    return None
-
-
-def explicit_fix(
-    site: CallSite,
-    op: str,
-    change: OpChange,
-    old_sig: Signature,
-    new_sig: Signature,
-    edits: Sequence[Edit],
-    j: Judging,
-) -> Finding | None:
-    """A constructor call with an opaque splat whose explicit arguments provably fail the new signature
-    (`X(dtype=dtype, **op_params)` once `dtype` is gone): their edit, with the splat left to the run."""
-    star = any(a.kind == "star" for a in site.args)
-    err = fails_whatever_splats_hold([a for a in site.args if a.kind in ("pos", "kw")], new_sig, star)
-    if err is None:
-        return None
-    _, drops = test_checks(j.evidence, change.old or change.new, change.new, old_sig, new_sig, edits)
-    p = plan_explicit(site.args, old_sig, new_sig, edits, drops, site.scope_names)
-    if p is None:
-        return None
-    splats = " and ".join(
-        ("*" if a.kind == "star" else "**") + a.source for a in site.args if a.kind in ("star", "dstar")
-    )
-    problem = f"TypeError: {err}, whatever {splats} hold{'s' if ' and ' not in splats else ''}"
-    if isinstance(p, NoPlan):
-        return Finding(site, op, Status.BROKEN, problem, why_not=f"not rewritten: {as_clause(p.reason)}")
-    dropped = {o.index for o in p.ops if o.op == "drop"}
-    rest = any(a.kind in ("star", "dstar") and i not in dropped for i, a in enumerate(site.args))
-    info = (
-        (f"its explicit arguments rewritten; the rest is unknown: the run decides ({site.opaque})",)
-        if rest
-        else ()
-    )
-    return Finding(site, op, Status.BROKEN, problem, plan=p, info=info, rest_to_run=rest)
 
 
 def agreed(

@@ -149,6 +149,8 @@ class Finding:
     route: ClassRef | None = None  # the class the call is rewritten to, when not its Op's successor
     renamed_func: str | None = None  # the called name once the file's imports follow a renamed Op
     example: Example | None = None  # the commit's own edit the fix repeats
+    rule: str | None = None  # the rule that decided it (docs/rules.md), where one did
+    trace: tuple[str, ...] = ()  # every rule that fired on the call, in order
 
     @property
     def func_after(self) -> str:
@@ -185,6 +187,8 @@ class Finding:
             "route": self.route.qualname if self.route else None,
             "rest_to_run": self.rest_to_run,
             "evidence": self.example.as_json() if self.example else None,
+            "rule": self.rule,
+            "trace": list(self.trace),
         }
 
 

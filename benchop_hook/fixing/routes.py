@@ -17,8 +17,11 @@ from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.signatures import Signature, same_default
 from benchop_hook.fixing.choices import choice_words
 from benchop_hook.fixing.context import value_source
-from benchop_hook.fixing.judging import Judging, moved_values, pins_for, test_checks
-from benchop_hook.fixing.plan import ArgOp, NoPlan, Plan, Status, as_clause, default_pins, plan
+from benchop_hook.fixing.judging import Judging, moved_values, test_checks
+from benchop_hook.fixing.pins import pins_for
+from benchop_hook.fixing.plan import ArgOp, NoPlan, Plan, Status, as_clause, default_pins
+from benchop_hook.fixing.planner import CallEvidence, plan
+from benchop_hook.fixing.questions import DropEvidence
 from benchop_hook.fixing.results import Finding
 
 
@@ -107,7 +110,8 @@ def route(
     own, drops = test_checks(j.evidence, change.old or succ, sib, old_sig, sib_sig, edits)
     values = value_source(site, j.evidence, sib, sib_sig, old_sig, tuple(edits))
     moved = moved_values(j, change.old or succ, sib, old_sig, sib_sig)
-    p = plan(args, old_sig, sib_sig, edits, values, dp.pins, site.scope_names, own, drops, moved=moved)
+    ev = CallEvidence(values, dp.pins, site.scope_names, own, DropEvidence(drops, None, moved), j.off)
+    p = plan(args, (old_sig, sib_sig, tuple(edits)), ev)
     if isinstance(p, NoPlan):
         return Finding(site, op, status, problem, why_not=f"not rewritten: {why}, but {as_clause(p.reason)}")
     ops = p.ops

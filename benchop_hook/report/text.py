@@ -39,13 +39,19 @@ def finding_line(f: Finding, *, fixed_word: str = "fix") -> list[str]:
         lines.append(
             f"    {fixed_word}: {f.func_after}{f.plan.preview}"
             + (f"  ({'; '.join(f.plan.notes)})" if f.plan.notes else "")
+            + _rules(tuple(dict.fromkeys(f.trace)))
         )
     elif f.why_not:
-        lines.append(f"    {f.why_not}")
+        lines.append(f"    {f.why_not}" + _rules((f.rule,) if f.rule else ()))
     for note in f.info:
         if note != f.problem:
             lines.append(f"    note: {note}")
     return lines
+
+
+def _rules(ids: tuple[str, ...]) -> str:
+    """The rules that decided a line, as docs/rules.md lists them."""
+    return f"  [{' '.join(ids)}]" if ids else ""
 
 
 def render_check(result: StaticResult, *, wrote: bool = False) -> str:

@@ -14,8 +14,13 @@ from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import Edit, EditKind
 from benchop_hook.analysis.locate import analyze
 from benchop_hook.analysis.modules import ClassRef
-from benchop_hook.analysis.signatures import Signature
+from benchop_hook.analysis.signatures import Signature, free_names, is_constant_source
+from benchop_hook.fixing import questions
 from benchop_hook.fixing.context import StaticContext, change_signatures, value_source
+from benchop_hook.fixing.questions import DropEvidence
+from benchop_hook.rules import decide
+from benchop_hook.rules.facts import RequiredNow
+from benchop_hook.rules.verdicts import Hand, LeaveToRun, Pin
 from benchop_hook.run.runner import Failure
 from benchop_hook.run.triage import BIND, bench_frame
 
@@ -116,7 +121,7 @@ def _fix_at(
     return RuntimeFix(res.data, desc, path)
 
 
-def _dict_ops(
+def _dict_ops(  # long: each edit of the signature, then each parameter the dict must now hold
     site: CallSite,
     ctx: StaticContext,
     change: OpChange,
@@ -124,15 +129,24 @@ def _dict_ops(
     new_sig: Signature,
     edits: tuple[Edit, ...],
 ) -> tuple[list[DictOp], list[str]]:
-    """What to do to the splatted dict's keys, with a note for each."""
+    """What to do to the splatted dict's keys, with a note for each: decided by the same rules as a call
+    written out (rules/decide.py), for a value nobody can see before it runs."""
     value_for = value_source(site, ctx.evidence, change.new, new_sig, old_sig, edits)
     ops: list[DictOp] = []
     notes: list[str] = []
+    sigs = (old_sig, new_sig, edits)
+    moved = _moved_values(ctx, change, old_sig, new_sig, site.method)
     for e in edits:
         splat = e.old_kind is not None and e.old_kind.value in ("*args", "**kwargs")
         if e.kind is EditKind.REMOVED and splat:
             continue
         if e.kind is EditKind.REMOVED:
+            q = questions.removed_value(-1, e.name, None, True, sigs, DropEvidence(moved=moved))
+            v = decide.removed_value(q, ctx.off).verdict
+            if isinstance(v, Hand):
+                raise _NoFix(f"{v.reason} [{v.rule}]")
+            if isinstance(v, LeaveToRun):
+                raise _NoFix(f"{v.reason}; fix it by hand")
             ops.append(("pop", e.name, None))
             notes.append(f"'{e.name}' removed")
         elif e.kind is EditKind.RENAMED and e.new_name:
@@ -147,17 +161,52 @@ def _dict_ops(
         old_param = old_sig.get(p.name)
         if p.name in renamed_to:
             continue
-        if old_param is not None:
-            if old_param.default is not None:
-                ops.append(("setdefault", p.name, old_param.default))
-                notes.append(f"'{p.name}' is required now: its old default {old_param.default} kept")
+        if old_param is not None and old_param.default is None:
             continue  # it was required before too: the dict has it
+        if old_param is not None:
+            # What the dict lacks it got from the old default: the rule that pins it in a written call.
+            d = decide.required_now(_required_now(p.name, old_param.default), ctx.off)
+            if d is not None and isinstance(d.verdict, Pin):
+                ops.append(("setdefault", p.name, d.verdict.value))
+                notes.append(f"'{p.name}' is required now: its old default {d.verdict.value} kept")
+                continue
         v = value_for(p.name)
         if v.source is None:
             raise _NoFix(f"needs a value for '{p.name}' ({v.reason}); add it by hand")
         ops.append(("setdefault", p.name, v.source))
         notes.append(f"'{p.name}'={v.source}: {v.reason}")
     return ops, notes
+
+
+def _required_now(param: str, default: str | None) -> RequiredNow:
+    """The dict's entries are unseen: the old default counts only as a constant (no name of the scope)."""
+    constant = default is not None and is_constant_source(default)
+    return RequiredNow(param, default, False, constant, not free_names(default or ""), False)
+
+
+def _moved_values(
+    ctx: StaticContext, change: OpChange, old_sig: Signature, new_sig: Signature, method: str | None
+) -> dict[str, str]:
+    """What the class bodies and the tests say became of each removed parameter's value, as the judge reads
+    it for a call that passes it."""
+    from benchop_hook.fixing.judging import Judging, defaults_lost, moved_values
+
+    ref = change.new
+    if ref is None:
+        return {}
+    j = Judging.of(
+        ctx.new_p,
+        ctx.old_p or ctx.new_p,
+        ctx.evidence,
+        ctx.changes,
+        pin_defaults=True,
+        commit_old_p=ctx.old_p,
+        successors=frozenset(),
+        off=ctx.off,
+    )
+    passed = {p.name: p.name for p in old_sig.params if new_sig.get(p.name) is None}
+    lost = defaults_lost(j, change.old or ref, ref, old_sig, new_sig, (), passed) if method is None else {}
+    return {**lost, **moved_values(j, change.old or ref, ref, old_sig, new_sig, method)}
 
 
 def _change_for(site: CallSite, f: Failure, changes: tuple[OpChange, ...]) -> OpChange | None:

@@ -9,7 +9,8 @@ import pytest
 from benchop_hook.analysis.callsites import Arg
 from benchop_hook.analysis.edits import diff
 from benchop_hook.analysis.signatures import from_function
-from benchop_hook.fixing.plan import NoPlan, Status, Value, classify, plan
+from benchop_hook.fixing.plan import NoPlan, Status, Value, classify
+from benchop_hook.fixing.planner import CallEvidence, plan
 from benchop_hook.rewrite.edit import CallEdit, rewrite
 
 
@@ -35,7 +36,7 @@ def no_value(name: str) -> Value:
 def apply(call_src: str, old: str, new: str, value_for=no_value) -> str:
     args, call = args_of(call_src)
     o, n = sig(old), sig(new)
-    p = plan(args, o, n, diff(o, n), value_for)
+    p = plan(args, (o, n, tuple(diff(o, n))), CallEvidence(value_for))
     if isinstance(p, NoPlan):
         return f"NoPlan: {p.reason}"
     res = rewrite(call_src.encode(), [CallEdit(1, 0, call.end_lineno or 1, call.end_col_offset or 0, p.ops)])

@@ -1,0 +1,119 @@
+"""The one place that orders the rules: each question's rules are asked in the order below, and the first
+verdict decides. A turned-off rule that would have decided leaves the call to the run instead, so that turning
+off a guard never lets a call be rewritten in its place."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from benchop_hook.errors import ConfigError
+from benchop_hook.rules import drop, fill, pin  # noqa: F401  (importing them registers their rules)
+from benchop_hook.rules.facts import ChangedDefault, RemovedValue, RequiredNow
+from benchop_hook.rules.registry import REGISTRY
+from benchop_hook.rules.verdicts import Contest, Drop, Hand, Keep, LeaveToRun, Note, Pin, Verdict
+
+# The guards come before the drops: a value is dropped only once no rule says what it chose or fed.
+REMOVED_VALUE = ("BO202", "BO203", "BO204", "BO205", "BO206", "BO207", "BO208", "BO209", "BO210", "BO211")
+# What the slot gives is asked first, beside the rest: a contested value is still dropped from its old place.
+SLOT = "BO201"
+# A default that means the same is no change at all; the reasons not to pin come before the pin.
+CHANGED_DEFAULT = ("BO401", "BO402", "BO403", "BO404", "BO405", "BO406", "BO407", "BO408")
+REQUIRED_NOW = ("BO301",)
+
+ORDERED = (SLOT, *REMOVED_VALUE, *CHANGED_DEFAULT, *REQUIRED_NOW)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the rules said of one question: the verdicts that fired, in order; the last one decides."""
+
+    verdicts: tuple[Verdict, ...]
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.verdicts[-1]
+
+    @property
+    def trace(self) -> tuple[str, ...]:
+        return tuple(v.rule for v in self.verdicts)
+
+
+# Rules the mutation script (`.ci/disable_each_rule.py`) turns off, one per test run, to show that some test
+# fails without each rule: read once, since every run is a process of its own.
+_DISABLED = frozenset(i.strip() for i in os.environ.get("BENCHOP_DISABLE_RULE", "").split(",") if i.strip())
+
+
+def turned_off(ignore: Iterable[str] = ()) -> frozenset[str]:
+    """The rules `[tool.bench-op] ignore` turns off, each checked against the registry."""
+    off = frozenset(ignore)
+    unknown = sorted(off - REGISTRY.keys())
+    if unknown:
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0], list(REGISTRY), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ConfigError(
+            f"[tool.bench-op] ignore names no rule {unknown[0]}{hint}: docs/rules.md lists the rules; fix "
+            "it in "
+            "pyproject.toml."
+        )
+    return off
+
+
+def _ask(rule_id: str, facts: object, off: frozenset[str]) -> Verdict | None:
+    rule = REGISTRY[rule_id]
+    v: Verdict | None = rule.check(facts)
+    if v is None or (rule_id not in off and rule_id not in _DISABLED):
+        return v
+    return LeaveToRun(
+        rule_id,
+        f"unknown: the run decides (rule {rule_id}, {rule.name}, is turned off in [tool.bench-op] ignore)",
+    )
+
+
+def _first(order: Iterable[str], facts: object, off: frozenset[str]) -> Verdict | None:
+    for rule_id in order:
+        v = _ask(rule_id, facts, off)
+        if v is not None:
+            return v
+    return None
+
+
+def removed_value(f: RemovedValue, off: frozenset[str] = frozenset()) -> Decision:
+    """Drop the value, or why not; with the slot's question beside it when a new parameter took the slot."""
+    slot = _ask(SLOT, f, off)
+    if isinstance(slot, LeaveToRun):
+        return Decision((slot,))
+    v = _first(REMOVED_VALUE, f, off)
+    assert v is not None  # BO211 always answers
+    return Decision(((slot,) if slot is not None else ()) + (v,))
+
+
+def changed_default(f: ChangedDefault, off: frozenset[str] = frozenset()) -> Decision:
+    v = _first(CHANGED_DEFAULT, f, off)
+    assert v is not None  # BO408 always answers
+    return Decision((v,))
+
+
+def required_now(f: RequiredNow, off: frozenset[str] = frozenset()) -> Decision | None:
+    """The old default, or None: the evidence (the tests, the scope) is asked next."""
+    v = _first(REQUIRED_NOW, f, off)
+    return Decision((v,)) if v is not None else None
+
+
+__all__ = [
+    "Contest",
+    "Decision",
+    "Drop",
+    "Hand",
+    "Keep",
+    "LeaveToRun",
+    "Note",
+    "Pin",
+    "changed_default",
+    "removed_value",
+    "required_now",
+    "turned_off",
+]

@@ -1,0 +1,114 @@
+"""The questions rules answer, as frozen values built once by the path that asks (the judge, the splat path,
+the run's dict fixer). What the evidence says (the tests, the cases, the class bodies) is in them as answers,
+so a rule reads values and calls nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
+from typing import Protocol
+
+
+class Moved(str, Enum):
+    """Why a removed parameter's value can't just be dropped, as the class bodies and the tests show."""
+
+    BUILT_FROM = "built_from"  # the old constructor built another parameter's default from it
+    PART_OF = "part_of"  # the old constructor built a part from it that the new class no longer has
+    FORGOTTEN = "forgotten"  # nothing in the new class names it any more
+    ELSEWHERE = "elsewhere"  # the commit moved it: another call or parameter takes it now
+
+
+@dataclass(frozen=True)
+class MovedTo:
+    kind: Moved
+    where: str = ""  # the other parameter, the part, or the sentence that says where it went
+
+
+@dataclass(frozen=True)
+class RemovedValue:
+    """An argument a call passes for a parameter the change removed: can it be dropped?"""
+
+    index: int  # the argument's position in the call
+    param: str  # the removed parameter
+    source: str | None  # the value as written; None when it can't be seen (a dict entry at run time)
+    keyword: bool  # passed by keyword
+    old_default: bool  # the value is what the parameter took anyway (None, or its old default)
+    choice: bool  # the value picks something by its form: a flag, an enum member, a string, a strategy object
+    varies: str | None  # why it is a choice across the benchmark's cases (its value differs between them)
+    function: bool  # it passes a function other than the default: what the function does is measured
+    tests_drop_it: bool  # the commit's updated tests drop the same parameter with the same value
+    slot_taken_by: str | None  # a new parameter that took its slot, when the slot is contested
+    by_position_only: bool  # the removed parameter was read off its slot alone, never by its name
+    moved: MovedTo | None  # what the class bodies and the tests say became of the value
+    namesake: str | None  # a new parameter that shares a word with it, when no rename was read
+
+
+@dataclass(frozen=True)
+class RequiredNow:
+    """A parameter the call leaves out that the new signature requires: is its old default the value?"""
+
+    param: str
+    old_default: str | None  # the old default under its old name, as written
+    passed_before: bool  # the call passed it before (then the call passes it still)
+    constant: bool  # the old default is a constant expression (no call, no state)
+    names_in_scope: bool  # the names the old default reads are in the call's scope (True: scope unknown)
+    variable_in_scope: bool  # a variable named like the parameter is at hand: it comes first
+
+
+class DefaultEvidence(Protocol):
+    """What the class bodies, the benchmark's imports and the tests say of one changed default. Asked lazily,
+    at most once each, in the order the pin rules ask: most calls are settled by the first answer."""
+
+    def meant_by_none(self) -> str | None: ...  # what the old constructor turned None into
+    def same_meaning(self) -> bool: ...  # the new default is the old value respelled
+    def not_pinnable(self) -> str | None: ...  # why the old default can't be written at the call
+    def rejected_now(self) -> str | None: ...  # why the new code would refuse the old default
+    def swapped(self) -> str | None: ...  # the commit's tests swap the two values: the meaning changed
+    def adopted(self) -> str | None: ...  # the updated tests moved to the new default
+    def by_hand(self) -> str | None: ...  # the pin to write, when bench-op can't write it itself
+
+
+@dataclass(frozen=True)
+class ChangedDefault:
+    """A default the call relies on (it leaves the parameter out) that the change changed: pin the old one?"""
+
+    param: str
+    old_default: str
+    new_default: str
+    ask: DefaultEvidence = field(compare=False, repr=False)
+
+    @cached_property
+    def meant_by_none(self) -> str | None:
+        return self.ask.meant_by_none()
+
+    @cached_property
+    def same_meaning(self) -> bool:
+        return self.ask.same_meaning()
+
+    @cached_property
+    def not_pinnable(self) -> str | None:
+        return self.ask.not_pinnable()
+
+    @cached_property
+    def rejected_now(self) -> str | None:
+        return self.ask.rejected_now()
+
+    @cached_property
+    def swapped(self) -> str | None:
+        return self.ask.swapped()
+
+    @cached_property
+    def adopted(self) -> str | None:
+        return self.ask.adopted()
+
+    @cached_property
+    def by_hand(self) -> str | None:
+        return self.ask.by_hand()
+
+    @property
+    def what(self) -> str:
+        return (
+            f"relies on the default of '{self.param}', which changed from {self.old_default} to "
+            f"{self.new_default}"
+        )

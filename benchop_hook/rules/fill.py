@@ -1,0 +1,27 @@
+"""BO3xx: a value for a parameter the call must now pass."""
+
+from __future__ import annotations
+
+from benchop_hook.rules.facts import RequiredNow
+from benchop_hook.rules.registry import rule
+from benchop_hook.rules.verdicts import Pin
+
+
+@rule(
+    "BO301",
+    "old-default-now-required",
+    summary="A parameter that became required keeps the value the call got before: its old default, when "
+    "that is "
+    "a constant other than None, readable in the call's scope, and no variable of the parameter's name is at "
+    "hand.",
+    motivated_by="TileOPs: `dim=-1` became a required `dim`",
+    fires="`Op(n)` after `dim=-1` became `dim`: `Op(n, dim=-1)`",
+    quiet="`Op(n)` after `ctx=None` became `ctx`: None is what the class stopped accepting",
+)
+def old_default_now_required(f: RequiredNow) -> Pin | None:
+    d = f.old_default
+    if d is None or d == "None" or f.passed_before or not f.constant:
+        return None
+    if not f.names_in_scope or f.variable_in_scope:
+        return None
+    return Pin("BO301", f.param, d, f"{f.param}={d} added (it had that default before and is required now)")

@@ -1,0 +1,39 @@
+"""BO3xx in-process: a parameter the call must now pass."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from benchop_hook.rules import decide
+from benchop_hook.rules.facts import RequiredNow
+from benchop_hook.rules.registry import REGISTRY
+from benchop_hook.rules.verdicts import Pin
+
+DIM = RequiredNow("dim", "-1", False, True, True, False)
+
+FIRES = [("BO301", DIM)]
+QUIET = [
+    ("BO301", replace(DIM, param="ctx", old_default="None")),
+    ("BO301", replace(DIM, variable_in_scope=True)),
+    ("BO301", replace(DIM, old_default="Mode.FAST", names_in_scope=False)),
+    ("BO301", replace(DIM, old_default="make()", constant=False)),
+    ("BO301", replace(DIM, passed_before=True)),
+    ("BO301", replace(DIM, old_default=None)),
+]
+
+
+@pytest.mark.parametrize("rule_id, facts", FIRES)
+def test_the_old_default_of_a_now_required_parameter_is_kept(rule_id: str, facts: RequiredNow) -> None:
+    d = decide.required_now(facts)
+    assert d is not None and isinstance(d.verdict, Pin) and d.verdict.rule == rule_id
+    assert d.verdict.value == "-1"
+
+
+@pytest.mark.parametrize(
+    "rule_id, facts", QUIET, ids=["none", "variable", "names", "call", "passed", "none-at-all"]
+)
+def test_no_old_default_is_kept(rule_id: str, facts: RequiredNow) -> None:
+    assert REGISTRY[rule_id].check(facts) is None
+    assert decide.required_now(facts) is None

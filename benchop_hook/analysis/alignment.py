@@ -35,13 +35,15 @@ _SKIP_FIELDS = frozenset({"ctx", "type_comment", "kind"})  # fields that say not
 @dataclass(frozen=True)
 class Body:
     """One side: the statements `units` (compound ones without their blocks), the parameters followed, the
-    `self.` attributes that hold one of them unchanged (`self.x = p`: attribute -> parameter), and the
-    names the body binds itself (locals, loop variables, renamed callee locals)."""
+    `self.` attributes that hold one of them unchanged (`self.x = p`: attribute -> parameter), the
+    names the body binds itself (locals, loop variables, renamed callee locals), and the calls it follows
+    into."""
 
     units: tuple[ast.stmt, ...]
     params: frozenset[str]
     aliases: Mapping[str, str]
     bound: frozenset[str]
+    inlined: frozenset[int]  # the `id`s of the calls whose callee's body follows them among the units
 
 
 @dataclass(frozen=True)
@@ -54,15 +56,17 @@ class Pair:
     strong: bool
 
 
-Difference = tuple[ast.AST | None, ast.AST | None]  # None: the call had no argument in that slot
+# (old subtree, new subtree, the old call when one side is None: that call had no argument in that slot)
+Difference = tuple[ast.AST | None, ast.AST | None, ast.Call | None]
 
 
 def body(classes: Sequence[ast.ClassDef], method: str, params: Sequence[str]) -> Body:
     """The statements `method` of `classes` (the class and its ancestors, nearest first) runs."""
     units: list[ast.stmt] = []
+    inlined: set[int] = set()
     found = _find(classes, method, 0)
     if found is not None:
-        _flatten(found[1].body, classes, found[0], units, 0, frozenset({found}))
+        _flatten(found[1].body, classes, found[0], (units, inlined), 0, frozenset({found}))
     names = frozenset(params) - {"self"}
     bound = {
         n.id
@@ -70,7 +74,7 @@ def body(classes: Sequence[ast.ClassDef], method: str, params: Sequence[str]) ->
         for n in ast.walk(u)
         if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
     }
-    return Body(tuple(units), names, _aliases(units, names), frozenset(bound - names))
+    return Body(tuple(units), names, _aliases(units, names), frozenset(bound - names), frozenset(inlined))
 
 
 def _find(classes: Sequence[ast.ClassDef], name: str, start: int) -> tuple[int, Function] | None:
@@ -85,22 +89,23 @@ def _flatten(
     stmts: Sequence[ast.stmt],
     classes: Sequence[ast.ClassDef],
     index: int,
-    out: list[ast.stmt],
+    out: tuple[list[ast.stmt], set[int]],
     depth: int,
     seen: frozenset[tuple[int, Function]],
 ) -> None:
-    """Append `stmts` to `out` as units, each followed by the bodies of the methods its header calls."""
+    """Append `stmts` to `out`'s units, each followed by the bodies of the methods its header calls (whose
+    calls `out` records)."""
     for stmt in stmts:
-        if len(out) >= _MAX_UNITS:
+        if len(out[0]) >= _MAX_UNITS:
             return
         head = _header(stmt)
-        out.append(head)
+        out[0].append(head)
         for call in (n for n in ast.walk(head) if isinstance(n, ast.Call)):
             target = _callee(call, classes, index) if depth < _MAX_DEPTH else None
             if target is not None and target[:2] not in seen:
                 cls, fn, skip = target
-                inlined = _bound_body(fn, call, skip)
-                _flatten(inlined, classes, cls, out, depth + 1, seen | {(cls, fn)})
+                out[1].add(id(call))
+                _flatten(_bound_body(fn, call, skip), classes, cls, out, depth + 1, seen | {(cls, fn)})
         for block in _blocks(stmt):
             _flatten(block, classes, index, out, depth, seen)
 
@@ -182,6 +187,11 @@ def _bound_body(fn: Function, call: ast.Call, skip_first: bool) -> list[ast.stmt
     return [binder.visit(copy.deepcopy(s)) for s in fn.body]
 
 
+def is_placeholder(name: str) -> bool:
+    """A callee's own name renamed apart (`_setup:mode`): what the call did not bind, never a literal."""
+    return ":" in name
+
+
 class _Bind(ast.NodeTransformer):
     def __init__(self, values: Mapping[str, ast.expr], renamed: Mapping[str, str]) -> None:
         self.values, self.renamed = values, renamed
@@ -211,7 +221,7 @@ def assignments(stmt: ast.AST) -> list[tuple[ast.expr, ast.expr]]:
     return out
 
 
-def self_attr(node: ast.AST | None) -> str | None:
+def self_attr(node: object) -> str | None:
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
         return node.attr
     return None
@@ -355,19 +365,19 @@ def differences(old: ast.AST, new: ast.AST) -> tuple[list[Difference], int]:
 
 def _diff(o: ast.AST, n: ast.AST, out: list[Difference]) -> int:
     if type(o) is not type(n):
-        out.append((o, n))
+        out.append((o, n, None))
         return 0
     if is_ref(o) or is_ref(n) or isinstance(o, ast.Constant):
         if dump(o, {}, {}) == dump(n, {}, {}):
             return 1
-        out.append((o, n))
+        out.append((o, n, None))
         return 0
     if isinstance(o, ast.Call) and isinstance(n, ast.Call):
         return _diff_call(o, n, out)
     fields = [f for f in o._fields if f not in _SKIP_FIELDS]
     mine, theirs = [getattr(o, f, None) for f in fields], [getattr(n, f, None) for f in fields]
     if not all(_same_frame(a, b) for a, b in zip(mine, theirs)):
-        out.append((o, n))
+        out.append((o, n, None))
         return 0
     shared = 1
     for a, b in zip(mine, theirs):
@@ -392,21 +402,21 @@ def _same_frame(a: object, b: object) -> bool:
 def _diff_call(o: ast.Call, n: ast.Call, out: list[Difference]) -> int:
     starred = any(isinstance(x, ast.Starred) for x in (*o.args, *n.args))
     if dump(o.func, {}, {}) != dump(n.func, {}, {}) or (starred and len(o.args) != len(n.args)):
-        out.append((o, n))
+        out.append((o, n, None))
         return 0
     shared = 2
     for i in range(max(len(o.args), len(n.args))):
         a = o.args[i] if i < len(o.args) else None
         b = n.args[i] if i < len(n.args) else None
-        shared += _diff(a, b, out) if a is not None and b is not None else _absent(a, b, out)
+        shared += _diff(a, b, out) if a is not None and b is not None else _absent(a, b, o, out)
     mine = {k.arg: k.value for k in o.keywords}
     theirs = {k.arg: k.value for k in n.keywords}
     for key in [*mine, *(k for k in theirs if k not in mine)]:
         a, b = mine.get(key), theirs.get(key)
-        shared += _diff(a, b, out) if a is not None and b is not None else _absent(a, b, out)
+        shared += _diff(a, b, out) if a is not None and b is not None else _absent(a, b, o, out)
     return shared
 
 
-def _absent(a: ast.AST | None, b: ast.AST | None, out: list[Difference]) -> int:
-    out.append((a, b))
+def _absent(a: ast.AST | None, b: ast.AST | None, call: ast.Call, out: list[Difference]) -> int:
+    out.append((a, b, call))
     return 0

@@ -152,9 +152,10 @@ def param_flow(
         if found == renames:
             break
         renames = found
+    where = places(before), places(after)
     return Flow(
-        tuple(ParamFlow(p, verdicts[0][p], places(before, p)) for p in _ordered(old_params)),
-        tuple(ParamFlow(p, verdicts[1][p], places(after, p)) for p in _ordered(new_params)),
+        tuple(ParamFlow(p, verdicts[0][p], where[0][p]) for p in _ordered(old_params)),
+        tuple(ParamFlow(p, verdicts[1][p], where[1][p]) for p in _ordered(new_params)),
     )
 
 
@@ -239,7 +240,9 @@ def _is_literal(node: ast.AST, side: Body) -> bool:
     if isinstance(node, (ast.Tuple, ast.List)):
         return all(_is_literal(e, side) for e in node.elts)
     chain = _chain(node)
-    return chain is not None and chain[0] != "self" and chain[0] not in side.params | side.bound
+    if chain is None or chain[0] == "self" or alignment.is_placeholder(chain[0]):
+        return False
+    return chain[0] not in side.params | side.bound
 
 
 def _reads(node: ast.AST, side: Body) -> set[str]:
@@ -272,11 +275,14 @@ class _Judge:
 
     def __init__(self, before: Body, after: Body, pairs: Sequence[Pair]) -> None:
         self.before, self.after, self.pairs = before, after, pairs
+        self._reads: dict[bool, list[set[str]]] = {}
         self.strong: list[_Claim] = []
         self.weak: list[_Claim] = []
         for pair in pairs:
             diffs, _ = alignment.differences(before.units[pair.old], after.units[pair.new])
-            for o, n in diffs:
+            for o, n, call in diffs:
+                if call is not None and id(call) in before.inlined:
+                    continue  # the slot's value is followed into the callee's body, compared there
                 found = self._claims(_term(o, before), _term(n, after), o, n)
                 if pair.strong:
                     self.strong += found
@@ -295,9 +301,9 @@ class _Judge:
             return [_Claim("fold", p, None, (n.text, q))]
         if kinds == ("literal", "param"):
             return [_Claim("introduced", None, q, (o.text,))]
-        # A transform sits between one parameter and its use on one side; two different parameters under
-        # two different expressions are two different places.
-        if p and q and (("param" in kinds and "expr" in kinds) or (kinds == ("expr", "expr") and p == q)):
+        # A transform sits between one parameter and its use on one side; an expression on both sides (a
+        # call to another callee, say) is another place, even for the same parameter.
+        if p and q and "param" in kinds and "expr" in kinds:
             return [_Claim("transform", p, q, (_source(onode), _source(nnode)))]
         if n.kind == "absent":
             return [_Claim("lost", x, None) for x in o.params]
@@ -351,6 +357,9 @@ class _Judge:
         if kept or len(kinds) != 1 or len({c.detail for c in claims}) != 1:
             return Unknown(name)
         kind, detail = kinds.pop(), claims[0].detail
+        # A value now fixed, folded or introduced at some places says nothing of places that vanished.
+        if not self._complete(name if old else "", "" if old else name, stores=False):
+            return Unknown(name)
         if old and kind == "constant":
             return ReplacedByConstant(name, detail[0])
         if old and kind == "fold":
@@ -359,19 +368,31 @@ class _Judge:
             return Introduced(name, detail[0])
         return Unknown(name)
 
-    def _complete(self, p: str, q: str) -> bool:
+    def _complete(self, p: str, q: str, stores: bool = True) -> bool:
         """Every statement that reads `p` (old) or `q` (new) is paired, and no call lost or gained one of
-        their slots."""
+        their slots; `stores=False` lets a statement that only stores the parameter in an attribute go
+        unpaired (the plumbing of a value, not a place where it is used)."""
         olds = {x.old for x in self.pairs}
         news = {x.new for x in self.pairs}
-        if any(i not in olds and p in _reads(u, self.before) for i, u in enumerate(self.before.units)):
-            return False
-        if any(j not in news and q in _reads(u, self.after) for j, u in enumerate(self.after.units)):
-            return False
+        for name, side, paired in ((p, self.before, olds), (q, self.after, news)):
+            if (side is self.before) not in self._reads:
+                self._reads[side is self.before] = [_reads(u, side) for u in side.units]
+            reads = self._reads[side is self.before]
+            for i, u in enumerate(side.units):
+                if i not in paired and name in reads[i] and (stores or not _stores_only(u, name)):
+                    return False
         return not any(
             (c.kind == "lost" and c.old == p) or (c.kind == "gained" and c.new == q)
             for c in (*self.strong, *self.weak)
         )
+
+
+def _stores_only(stmt: ast.stmt, param: str) -> bool:
+    """`self.x = param`, and nothing else."""
+    pairs = alignment.assignments(stmt)
+    return bool(pairs) and all(
+        alignment.self_attr(t) is not None and isinstance(v, ast.Name) and v.id == param for t, v in pairs
+    )
 
 
 def _relation(
@@ -424,37 +445,51 @@ _CHOICE_WORDS = frozenset(
 )
 
 
-def places(side: Body, param: str) -> Places:
-    """Where `side` uses `param`."""
-    stored: list[str] = []
-    slots: list[Slot] = []
-    tests: list[str] = []
-    choice = False
+def places(side: Body) -> dict[str, Places]:
+    """Where `side` uses each of its parameters: one walk over its statements."""
+    stored: dict[str, list[str]] = {p: [] for p in side.params}
+    slots: dict[str, list[Slot]] = {p: [] for p in side.params}
+    tests: dict[str, list[str]] = {p: [] for p in side.params}
+    choices: set[str] = set()
     for u in side.units:
         for t, v in alignment.assignments(u):
-            if (attr := alignment.self_attr(t)) is not None and isinstance(v, ast.Name) and v.id == param:
-                stored.append(attr)
+            if (attr := alignment.self_attr(t)) is not None and isinstance(v, ast.Name) and v.id in stored:
+                stored[v.id].append(attr)
         for node in ast.walk(u):
             if isinstance(node, ast.Call):
-                callee = ast.unparse(node.func)
-                keyed: Iterable[tuple[str | int, ast.expr]] = [
-                    *enumerate(node.args),
-                    *((k.arg, k.value) for k in node.keywords if k.arg),
-                ]
-                for key, arg in keyed:
-                    if _term(arg, side) == _Term("param", frozenset({param})):
-                        slots.append(Slot(callee, key))
-                        choice = choice or (isinstance(key, str) and bool(_words(key) & _CHOICE_WORDS))
+                _slots_of(node, side, slots, choices)
             test = _test_of(node)
-            if test is not None and param in _reads(test, side):
-                tests.append(ast.unparse(test))
-            choice = choice or (isinstance(node, ast.Compare) and _against_strings(node, side, param))
-    return Places(
-        tuple(dict.fromkeys(stored)),
-        tuple(dict.fromkeys(slots)),
-        tuple(dict.fromkeys(tests)),
-        choice or bool(tests),
-    )
+            if test is not None:
+                for p in _reads(test, side):
+                    tests[p].append(ast.unparse(test))
+                    choices.add(p)
+            if isinstance(node, ast.Compare):
+                choices |= _against_strings(node, side)
+    return {
+        p: Places(
+            tuple(dict.fromkeys(stored[p])),
+            tuple(dict.fromkeys(slots[p])),
+            tuple(dict.fromkeys(tests[p])),
+            p in choices,
+        )
+        for p in side.params
+    }
+
+
+def _slots_of(call: ast.Call, side: Body, slots: dict[str, list[Slot]], choices: set[str]) -> None:
+    """Record the parameters `call` receives as an argument, unchanged, and the mode-like keywords."""
+    callee = ast.unparse(call.func)
+    keyed: Iterable[tuple[str | int, ast.expr]] = [
+        *enumerate(call.args),
+        *((k.arg, k.value) for k in call.keywords if k.arg),
+    ]
+    for key, arg in keyed:
+        term = _term(arg, side)
+        if term.kind == "param":
+            (p,) = term.params
+            slots[p].append(Slot(callee, key))
+            if isinstance(key, str) and _words(key) & _CHOICE_WORDS:
+                choices.add(p)
 
 
 def _test_of(node: ast.AST) -> ast.expr | None:
@@ -463,13 +498,14 @@ def _test_of(node: ast.AST) -> ast.expr | None:
     return node.subject if isinstance(node, ast.Match) else None
 
 
-def _against_strings(node: ast.Compare, side: Body, param: str) -> bool:
-    """`p == "a"`, `p in ("a", "b")`: the parameter picks one of named behaviours."""
+def _against_strings(node: ast.Compare, side: Body) -> set[str]:
+    """The parameters `node` compares with strings (`p == "a"`, `p in ("a", "b")`): each picks one of
+    named behaviours."""
     values = [node.left, *node.comparators]
-    if not any(param in _reads(v, side) and alignment.is_ref(v) for v in values):
-        return False
-    for v in values:
-        items = v.elts if isinstance(v, (ast.Tuple, ast.List, ast.Set)) else [v]
-        if items and all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items):
-            return True
-    return False
+    strings = any(
+        items and all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items)
+        for items in (v.elts if isinstance(v, (ast.Tuple, ast.List, ast.Set)) else [v] for v in values)
+    )
+    if not strings:
+        return set()
+    return {p for v in values if alignment.is_ref(v) for p in _reads(v, side)}

@@ -329,6 +329,23 @@ def test_other_kinds(
             ["b", "c"],
             id="one old parameter, its places split between two new ones",
         ),
+        pytest.param(
+            op("n", "self.n = n", "self.k = build(n)"),
+            op("x", "self.n = None", "self.k = None"),
+            ["n"],
+            ["x"],
+            # The attribute holds None now, but the build that read `n` is gone: no constant callers get.
+            id="a constant at one place, the others gone",
+        ),
+        pytest.param(
+            op("n, dtype", "self.k = Kernel(n, dtype)"),
+            "class Base:\n    def __init__(self, n, dtype):\n        self.k = Kernel(n, dtype)\n"
+            + op("*args, **kwargs", "super().__init__(*args, **kwargs)", base="Base"),
+            ["n", "dtype"],
+            ["args", "kwargs"],
+            # The base's `n` is whatever the splat holds: no name, and no literal either.
+            id="everything passed on to the base through a splat",
+        ),
     ],
 )
 def test_unknown(old: str, new: str, old_params: list[str], new_params: list[str]):
@@ -337,6 +354,37 @@ def test_unknown(old: str, new: str, old_params: list[str], new_params: list[str
         "+" + p for p in new_params if p not in old_params
     ]
     assert {k: got[k] for k in changed} == {k: Unknown(k.lstrip("+")) for k in changed}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "param", "expected"),
+    [
+        pytest.param(
+            op("p", "self.k = KernelA(p)"),
+            op("p", "self.k = KernelB(p)"),
+            "p",
+            Unknown("p"),
+            id="another callee is another place, not a transform",
+        ),
+        pytest.param(
+            op("p, q", "self.k = build(p)", "self.q = q"),
+            op("p, q", "self.k = build(p)", "self.q = q", "self.extra = helper()"),
+            "p",
+            Kept("p"),
+            id="untouched places",
+        ),
+        pytest.param(
+            op("kernel_map", "self.dispatch(kernel_map)"),
+            op("kernel_map", "self.dispatch({'gemm': Gemm, **(kernel_map or {})})"),
+            "kernel_map",
+            Transformed("kernel_map", "kernel_map", "kernel_map", "{'gemm': Gemm, **(kernel_map or {})}"),
+            id="a default merged in",
+        ),
+    ],
+)
+def test_kept(old: str, new: str, param: str, expected: Entry):
+    got = entries(old, new, [param], [param])
+    assert got[param] == got["+" + param] == expected
 
 
 BASE = """

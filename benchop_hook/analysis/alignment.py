@@ -110,10 +110,20 @@ def _flatten(
             _flatten(block, classes, index, out, depth, seen)
 
 
+def is_check(stmt: ast.AST) -> bool:
+    """`if <test>: raise ...`: a check of the arguments, one unit with its error, not a branch."""
+    return (
+        isinstance(stmt, ast.If)
+        and bool(stmt.body)
+        and not stmt.orelse
+        and all(isinstance(s, ast.Raise) for s in stmt.body)
+    )
+
+
 def _header(stmt: ast.stmt) -> ast.stmt:
     """`stmt` without its blocks: the part of a compound statement that is not other statements."""
     fields = [f for f in (*_BLOCKS, "handlers", "cases") if isinstance(getattr(stmt, f, None), list)]
-    if not fields:
+    if not fields or is_check(stmt):
         return stmt
     head = copy.copy(stmt)
     for f in fields:
@@ -122,6 +132,8 @@ def _header(stmt: ast.stmt) -> ast.stmt:
 
 
 def _blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
+    if is_check(stmt):
+        return
     for f in _BLOCKS:
         block = getattr(stmt, f, None)
         if isinstance(block, list) and block and isinstance(block[0], ast.stmt):

@@ -99,8 +99,9 @@ class Slot:
 @dataclass(frozen=True)
 class Places:
     """Where a body uses a parameter: the `self.` attributes that hold it, the call slots it reaches, the
-    tests of the branches that read it (source), and whether it is a choice: the body branches on it,
-    compares it with strings, or passes it to a mode-like keyword."""
+    tests that read it (source: `if`, `while`, `assert`, ternary, `match`), and whether it is a choice: the
+    body branches on it (a check that only raises is no branch), compares it with strings, or passes it to
+    a mode-like keyword."""
 
     stored: tuple[str, ...] = ()
     slots: tuple[Slot, ...] = ()
@@ -462,7 +463,9 @@ def places(side: Body) -> dict[str, Places]:
             if test is not None:
                 for p in _reads(test, side):
                     tests[p].append(ast.unparse(test))
-                    choices.add(p)
+                    # A check (`assert`, `if bad: raise`) refuses values; a branch picks a behaviour.
+                    if not isinstance(node, ast.Assert) and not alignment.is_check(node):
+                        choices.add(p)
             if isinstance(node, ast.Compare):
                 choices |= _against_strings(node, side)
     return {

@@ -448,6 +448,8 @@ class Attention(Base):
         self.kernel = pick(heads, impl=self.backend, dtype=dtype)
         if causal:
             self.mask = make_mask(heads)
+        if scale <= 0:
+            raise ValueError("scale must be positive")
         self.transposed = layout == "bhsd"
         self.scale = scale
 
@@ -467,9 +469,8 @@ class Base:
                 stored=("count",),
                 slots=(Slot("super().__init__", 0), Slot("pick", 0), Slot("make_mask", 0)),
                 tests=("heads > 0",),
-                choice=True,
             ),
-            id="stored by the base, tested there",
+            id="stored by the base, checked there",
         ),
         pytest.param(
             "backend",
@@ -479,7 +480,7 @@ class Base:
         pytest.param("dtype", Places(slots=(Slot("pick", "dtype"),)), id="a plain slot"),
         pytest.param("causal", Places(tests=("causal",), choice=True), id="a branch"),
         pytest.param("layout", Places(choice=True), id="compared with a string"),
-        pytest.param("scale", Places(stored=("scale",)), id="only stored"),
+        pytest.param("scale", Places(stored=("scale",), tests=("scale <= 0",)), id="stored and checked"),
     ],
 )
 def test_places(param: str, places: Places):

@@ -16,4 +16,8 @@ examples    a call's fix learned from the commit's own edits (old and new calls 
 evidence    what the updated tests say about the new signatures
 cases       which values of a benchmark vary across its cases, and whether a dropped one still reaches
             the measurement
+alignment   one method's old and new bodies (helpers and bases' constructors inlined) aligned statement by
+            statement, and what differs between aligned statements
+flow        what a changed constructor's body does with each parameter: renamed, transformed, introduced
+            where a literal was, replaced by a constant, folded into a config, or unknown; and its places
 """

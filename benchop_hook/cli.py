@@ -217,6 +217,18 @@ def _uninstall(sub: _SubParsers) -> None:
     )
 
 
+def _doctor(sub: _SubParsers) -> None:
+    _add(
+        sub,
+        "doctor",
+        help="what bench-op sees in this repository, and a one-line fix for each problem",
+        description="The config and its keys, what each glob matches, the Op classes and benchmark files "
+        "found, the interpreter that will run the benchmarks (torch, CUDA, pytest, GPUs) and why it "
+        "was chosen, the hooks installed, and whether `bench-op` is on PATH. "
+        "Exit 0: nothing wrong; 1: a problem was found.",
+    )
+
+
 _COMMANDS = {
     "check": _check,
     "fix": _fix,
@@ -227,6 +239,7 @@ _COMMANDS = {
     "status": _status,
     "install": _install,
     "uninstall": _uninstall,
+    "doctor": _doctor,
 }
 
 
@@ -407,6 +420,10 @@ def dispatch(opts: Options) -> int:
         from benchop_hook.commands import install
 
         return install.install(opts) if cmd == "install" else install.uninstall(opts)
+    if cmd == "doctor":
+        from benchop_hook.commands import doctor
+
+        return doctor.main(opts)
     build_parser().print_help()
     return EXIT_USAGE
 

@@ -120,9 +120,9 @@ def test_only_the_named_command_is_built_and_every_other_form_still_parses(
     command, `-C DIR` before the command, and the top-level help still see all of them."""
     r = repo.cli("nosuch")
     assert r.returncode == 2 and "unknown command 'nosuch'" in one_line_error(r)
-    assert all(c in r.stderr for c in ("check", "fix", "run", "hook", "history", "install", "uninstall")), (
-        r.stderr
-    )
+    assert all(
+        c in r.stderr for c in ("check", "fix", "run", "hook", "history", "install", "uninstall", "doctor")
+    ), r.stderr
     top = repo.cli("--help")
     assert top.returncode == 0 and all(c in top.stdout for c in ("check", "history", "uninstall")), top.stdout
     r = run([sys.executable, "-m", "benchop_hook", "-C", str(repo.path), "hook", "--no-such-flag"], tmp_path)

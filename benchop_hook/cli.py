@@ -281,14 +281,14 @@ def _unknown_command(argv: Sequence[str]) -> None:
 
 def _unknown_options(command: str | None, parser: argparse.ArgumentParser, extra: Sequence[str]) -> None:
     """A mistyped option (`--all-file`) is one line with the closest option of its command."""
-    known = [o for a in parser._actions for o in a.option_strings]
+    known = [o for a in parser._actions if a.help != argparse.SUPPRESS for o in a.option_strings]
     for e in extra:
         flag = e.split("=", 1)[0]
         if not flag.startswith("--"):
             continue
         close = _closest(flag, known)
         if close:
-            where = f"`bench-op {command}`" if command else "bench-op"
+            where = f"`bench-op {command}`" if command else "`bench-op`"
             raise UsageError(f"{where} has no option '{flag}'; did you mean '{close}'?")
 
 

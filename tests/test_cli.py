@@ -79,6 +79,7 @@ def test_argument_errors_print_the_subcommands_usage(repo: Repo) -> None:
             "bench-op: `bench-op run` has no option '--no-comit'; did you mean '--no-commit'?",
         ),
         (["run", "--gpu=1"], "bench-op: `bench-op run` has no option '--gpu'; did you mean '--gpus'?"),
+        (["--verison"], "bench-op: `bench-op` has no option '--verison'; did you mean '--version'?"),
     ],
 )
 def test_a_mistyped_command_or_option_gets_the_closest_one(repo: Repo, args: list[str], line: str) -> None:

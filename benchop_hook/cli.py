@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from benchop_hook import __version__
 from benchop_hook.commands.options import Options
-from benchop_hook.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, BenchOpError
+from benchop_hook.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, BenchOpError, UsageError
 
 if TYPE_CHECKING:
     _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -114,9 +114,12 @@ def _columns() -> int:
         return 80
 
 
-def _add(sub: _SubParsers, name: str, **kwargs: str) -> argparse.ArgumentParser:
+def _add(sub: _SubParsers, name: str, help: str, description: str = "") -> argparse.ArgumentParser:
+    """A subcommand whose `--help` opens with what it does: the one-line `help` of the command list, and
+    `description` after it when there is more to say."""
+    text = help[0].upper() + help[1:] + "." + (f" {description}" if description else "")
     # allow_abbrev=False: `--all-file` or `--gpu 1` is an error, not a guess at what was meant
-    return sub.add_parser(name, formatter_class=_Formatter, allow_abbrev=False, **kwargs)  # type: ignore[arg-type]  # argparse's stub types **kwargs as Any-valued
+    return sub.add_parser(name, help=help, description=text, formatter_class=_Formatter, allow_abbrev=False)
 
 
 def _check(sub: _SubParsers) -> None:
@@ -184,15 +187,46 @@ def _history(sub: _SubParsers) -> None:
 
 
 def _status(sub: _SubParsers) -> None:
-    _add(sub, "status", help="the background runs: the one going on, the last results, their logs")
+    _add(
+        sub,
+        "status",
+        help="the background runs: the one going on, the last results, their logs",
+        description="Background runs start after a commit when `background = true` is set in "
+        "[tool.bench-op]; this lists the latest ones and where their logs are.",
+    )
 
 
 def _install(sub: _SubParsers) -> None:
-    _add(sub, "install", help="install plain git post-commit and post-merge hooks (no pre-commit needed)")
+    _add(
+        sub,
+        "install",
+        help="install plain git post-commit, post-merge and post-rewrite hooks (no pre-commit needed)",
+        description="They run `bench-op hook <stage>` after each commit, merge, rebase and amend. "
+        "core.hooksPath is respected; a hook already there is kept, renamed <hook>.before-bench-op, and "
+        "runs after bench-op's. `bench-op uninstall` puts it back.",
+    )
 
 
 def _uninstall(sub: _SubParsers) -> None:
-    _add(sub, "uninstall", help="remove the hooks `bench-op install` put in place")
+    _add(
+        sub,
+        "uninstall",
+        help="remove the hooks `bench-op install` put in place",
+        description="Only hooks bench-op wrote are removed; a hook it had chained to is put back in its "
+        "place. Hooks installed by pre-commit are left alone.",
+    )
+
+
+def _doctor(sub: _SubParsers) -> None:
+    _add(
+        sub,
+        "doctor",
+        help="what bench-op sees in this repository, and a one-line fix for each problem",
+        description="The config and its keys, what each glob matches, the Op classes and benchmark files "
+        "found, the interpreter that will run the benchmarks (torch, CUDA, pytest, GPUs) and why it "
+        "was chosen, the hooks installed, and whether `bench-op` is on PATH. "
+        "Exit 0: nothing wrong; 1: a problem was found.",
+    )
 
 
 _COMMANDS = {
@@ -205,21 +239,57 @@ _COMMANDS = {
     "status": _status,
     "install": _install,
     "uninstall": _uninstall,
+    "doctor": _doctor,
 }
 
 
 def _command_in(argv: Sequence[str]) -> str | None:
     """The subcommand named in argv when it is a known one (the first positional, after `-C DIR`)."""
+    word = _first_positional(argv)
+    return word if word in _COMMANDS else None
+
+
+def _first_positional(argv: Sequence[str]) -> str | None:
+    """The first argument that is no option (the command), after `-C DIR`; None when an option such as
+    `--help` comes first."""
     i = 0
     while i < len(argv):
         a = argv[i]
         if a == "-C":
             i += 2
             continue
-        if a.startswith("-"):
-            return None  # --help, --version, -CDIR...: the whole parser
-        return a if a in _COMMANDS else None
+        return None if a.startswith("-") else a
     return None
+
+
+def _closest(word: str, known: Sequence[str]) -> str | None:
+    import difflib
+
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _unknown_command(argv: Sequence[str]) -> None:
+    """A mistyped command is one line with the closest one (argparse would print its whole list)."""
+    word = _first_positional(argv)
+    if word is None or word in _COMMANDS:
+        return
+    close = _closest(word, list(_COMMANDS))
+    hint = f"did you mean '{close}'?" if close else f"the commands are {', '.join(_COMMANDS)}."
+    raise UsageError(f"unknown command '{word}'; {hint}")
+
+
+def _unknown_options(command: str | None, parser: argparse.ArgumentParser, extra: Sequence[str]) -> None:
+    """A mistyped option (`--all-file`) is one line with the closest option of its command."""
+    known = [o for a in parser._actions if a.help != argparse.SUPPRESS for o in a.option_strings]
+    for e in extra:
+        flag = e.split("=", 1)[0]
+        if not flag.startswith("--"):
+            continue
+        close = _closest(flag, known)
+        if close:
+            where = f"`bench-op {command}`" if command else "`bench-op`"
+            raise UsageError(f"{where} has no option '{flag}'; did you mean '{close}'?")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -244,6 +314,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     """The namespace; an unknown argument is reported under the subcommand's usage, not the top level's."""
+    _unknown_command(argv)
     parser = build_parser(_command_in(argv))
     ns, extra = parser.parse_known_args(argv)
     if extra and hasattr(ns, "files") and not any(e.startswith("-") for e in extra):
@@ -253,6 +324,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         extra = []
     if extra:
         sub = getattr(ns, "_subparsers", {}).get(ns.command, parser)
+        _unknown_options(ns.command, sub, extra)
         sub.error(f"unrecognized arguments: {' '.join(extra)}")
     return ns
 
@@ -348,6 +420,10 @@ def dispatch(opts: Options) -> int:
         from benchop_hook.commands import install
 
         return install.install(opts) if cmd == "install" else install.uninstall(opts)
+    if cmd == "doctor":
+        from benchop_hook.commands import doctor
+
+        return doctor.main(opts)
     build_parser().print_help()
     return EXIT_USAGE
 
@@ -378,6 +454,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     gc.disable()
     try:
         opts = Options.from_namespace(parse(argv))
+        if opts.directory is not None and not os.path.isdir(opts.directory):
+            raise UsageError(f"-C {opts.directory}: no such folder; name the repository's folder after -C.")
         if opts.json == "-":
             return _json_to_stdout(opts)
         return dispatch(opts)

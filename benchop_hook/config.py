@@ -76,6 +76,10 @@ _KEYS = {_key(f.name): f.name for f in fields(Config) if f.name not in ("warning
 _KEYS["require-gpu"] = "require_run"  # its older name
 
 
+# An empty list here would make bench-op silently see nothing: no Op, or no benchmark to fix.
+_NOT_EMPTY = ("op-paths", "benchmark-paths", "op-bases")
+
+
 def _str_list(key: str, value: Any, *, globs: bool = False) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
@@ -83,6 +87,12 @@ def _str_list(key: str, value: Any, *, globs: bool = False) -> tuple[str, ...]:
         raise ConfigError(
             f"[tool.bench-op] {key} must be a list of non-empty strings, got {value!r}: fix it in "
             "pyproject.toml."
+        )
+    if not value and key in _NOT_EMPTY:
+        one = "base class" if key == "op-bases" else "glob"
+        raise ConfigError(
+            f"[tool.bench-op] {key} is empty, so bench-op would find nothing: list at least one {one}, "
+            "or remove the key for its default."
         )
     if globs:
         for v in value:
@@ -94,19 +104,34 @@ def _str_list(key: str, value: Any, *, globs: bool = False) -> tuple[str, ...]:
     return tuple(value)
 
 
+# The upper bounds catch a slip (an extra zero, seconds taken for minutes...), not a taste: each is well past
+# what any run needs.
+_MOST = {
+    "timeout": 7 * 24 * 3600.0,
+    "agent-timeout": 24 * 3600.0,
+    "max-iterations": 20,
+    "agent-attempts": 10,
+    "baseline-repeats": 100,
+}
+
+
 def _positive_number(key: str, value: Any, *, integer: bool) -> Any:
     ok_type = int if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, ok_type) or value <= 0:
-        kind = "a positive integer" if integer else "a positive number of seconds"
+    most = _MOST[key]
+    if isinstance(value, bool) or not isinstance(value, ok_type) or not 0 < value <= most:
+        kind = (
+            f"an integer from 1 to {most}" if integer else f"a positive number of seconds, at most {most:.0f}"
+        )
         raise ConfigError(f"[tool.bench-op] {key} must be {kind}, got {value!r}: fix it in pyproject.toml.")
     return value
 
 
-def _choice(key: str, value: Any, allowed: tuple[str, ...]) -> str:
+def _choice(key: str, value: Any, allowed: tuple[str, ...], spelled: str | None = None) -> str:
+    """`value` when it is one of `allowed`; `spelled`: how the error lists them, when not as strings."""
     if not isinstance(value, str) or value not in allowed:
-        options = ", ".join(f'"{a}"' for a in allowed)
+        options = spelled or "one of " + ", ".join(f'"{a}"' for a in allowed)
         raise ConfigError(
-            f"[tool.bench-op] {key} must be one of {options}, got {value!r}: fix it in pyproject.toml."
+            f"[tool.bench-op] {key} must be {options}, got {value!r}: fix it in pyproject.toml."
         )
     return value
 
@@ -190,7 +215,9 @@ def from_table(table: dict[str, Any]) -> Config:
             values[name] = (
                 {True: "true", False: "false"}.get(value, value) if isinstance(value, bool) else value
             )
-            values[name] = _choice(key, values[name], ("auto", "true", "false"))
+            values[name] = _choice(
+                key, values[name], ("auto", "true", "false"), '"auto", true or false (or "true", "false")'
+            )
         elif name in ("require_run", "pin_defaults", "baseline", "fail_on_regression", "background"):
             if not isinstance(value, bool):
                 raise ConfigError(f"[tool.bench-op] {key} must be true or false, got {value!r}.")
@@ -200,9 +227,10 @@ def from_table(table: dict[str, Any]) -> Config:
         elif name == "baseline_repeats":
             values[name] = _positive_number(key, value, integer=True)
         elif name == "regression_threshold":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 100:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
                 raise ConfigError(
-                    f"[tool.bench-op] {key} must be a positive fraction like 0.10 (10%), got {value!r}."
+                    f"[tool.bench-op] {key} must be a fraction above 0 and at most 1 (0.10 is 10%), "
+                    f"got {value!r}: fix it in pyproject.toml."
                 )
             values[name] = float(value)
     return Config(**values, warnings=tuple(warnings))

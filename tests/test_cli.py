@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from benchop_hook import cli
+from tests.helpers.asserts import one_line_error
 from tests.helpers.changes import reduction_change
 from tests.helpers.process import run
 from tests.helpers.repo import Repo, git
@@ -63,16 +65,65 @@ def test_argument_errors_print_the_subcommands_usage(repo: Repo) -> None:
     assert "usage: bench-op check" in r.stderr and "unrecognized arguments: --no-such-flag" in r.stderr
 
 
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (["chek"], "bench-op: unknown command 'chek'; did you mean 'check'?"),
+        (["-C", ".", "instal"], "bench-op: unknown command 'instal'; did you mean 'install'?"),
+        (
+            ["check", "--all-file"],
+            "bench-op: `bench-op check` has no option '--all-file'; did you mean '--all-files'?",
+        ),
+        (
+            ["run", "--no-comit"],
+            "bench-op: `bench-op run` has no option '--no-comit'; did you mean '--no-commit'?",
+        ),
+        (["run", "--gpu=1"], "bench-op: `bench-op run` has no option '--gpu'; did you mean '--gpus'?"),
+        (["--verison"], "bench-op: `bench-op` has no option '--verison'; did you mean '--version'?"),
+    ],
+)
+def test_a_mistyped_command_or_option_gets_the_closest_one(repo: Repo, args: list[str], line: str) -> None:
+    r = repo.cli(*args)
+    assert r.returncode == 2 and one_line_error(r) == line and not r.stdout
+
+
+def test_a_missing_folder_after_dash_c_is_a_usage_error_and_leaves_no_log(repo: Repo, tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent"
+    r = repo.cli("-C", str(missing), "check")
+    assert r.returncode == 2, r.stderr
+    assert (
+        one_line_error(r) == f"bench-op: -C {missing}: no such folder; name the repository's folder after -C."
+    )
+    assert not (repo.path / ".git" / "bench-op" / "crash.log").exists()
+
+
+@pytest.mark.parametrize("command", list(cli._COMMANDS))
+def test_every_command_says_what_it_does_in_its_help(repo: Repo, command: str) -> None:
+    r = repo.cli(command, "--help")
+    assert r.returncode == 0 and r.stdout.startswith(f"usage: bench-op {command}"), r.stderr
+    description = r.stdout.split("\n\n")[1]  # usage, then what the command does, then its options
+    assert len(description.split()) >= 5 and description.rstrip().endswith("."), (command, r.stdout)
+
+
+def test_the_command_list_names_every_hook_install_sets_up(repo: Repo) -> None:
+    from benchop_hook.commands.install import HOOKS
+
+    top = repo.cli("--help")
+    line = " ".join(top.stdout.split())  # argparse wraps the list to the terminal
+    assert top.returncode == 0
+    assert all(h in line.split("install ", 1)[1].split("uninstall")[0] for h in HOOKS), top.stdout
+
+
 def test_only_the_named_command_is_built_and_every_other_form_still_parses(
     repo: Repo, tmp_path: Path
 ) -> None:
     """The parser builds just the named subcommand (the no-op hook builds one on every commit); an unknown
     command, `-C DIR` before the command, and the top-level help still see all of them."""
     r = repo.cli("nosuch")
-    assert r.returncode == 2 and "invalid choice: 'nosuch'" in r.stderr
-    assert all(c in r.stderr for c in ("check", "fix", "run", "hook", "history", "install", "uninstall")), (
-        r.stderr
-    )
+    assert r.returncode == 2 and "unknown command 'nosuch'" in one_line_error(r)
+    assert all(
+        c in r.stderr for c in ("check", "fix", "run", "hook", "history", "install", "uninstall", "doctor")
+    ), r.stderr
     top = repo.cli("--help")
     assert top.returncode == 0 and all(c in top.stdout for c in ("check", "history", "uninstall")), top.stdout
     r = run([sys.executable, "-m", "benchop_hook", "-C", str(repo.path), "hook", "--no-such-flag"], tmp_path)
@@ -125,7 +176,6 @@ def test_hook_takes_files_after_its_options(repo: Repo) -> None:
 
 
 def test_the_parser_for_one_command_has_only_that_command(capsys: pytest.CaptureFixture[str]) -> None:
-    from benchop_hook import cli
 
     assert cli._command_in(["-C", "dir", "hook", "pre-commit", "a.py"]) == "hook"
     assert cli._command_in(["--help"]) is None and cli._command_in(["nosuch"]) is None
@@ -139,7 +189,6 @@ def test_the_parser_for_one_command_has_only_that_command(capsys: pytest.Capture
 def test_a_bug_is_a_short_message_and_a_log(
     repo: Repo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from benchop_hook import cli
     from benchop_hook.commands import check
 
     def boom(opts: object) -> int:  # stands in for a bug anywhere below the handler

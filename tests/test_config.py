@@ -108,3 +108,57 @@ def test_globs_escaping_the_repository_are_refused(repo: Repo, key: str) -> None
     repo.write("pyproject.toml", "\n".join(lines) + "\n")
     r = repo.cli("check", "--all-files")
     assert r.returncode == 2 and "points outside the repository" in one_line_error(r)
+
+
+@pytest.mark.parametrize("key", ["op-paths", "benchmark-paths", "op-bases"])
+def test_an_empty_list_where_bench_op_would_then_see_nothing_is_an_error(key: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        from_table({key: []})
+    assert (
+        e.value.message.startswith(f"[tool.bench-op] {key} is empty") and "remove the key" in e.value.message
+    )
+    assert from_table({"test-paths": [], "interface-paths": []}).test_paths == ()
+
+
+@pytest.mark.parametrize(
+    "key, bad, good, accepted",
+    [
+        ("regression-threshold", 10, 0.5, "a fraction above 0 and at most 1 (0.10 is 10%)"),
+        ("regression-threshold", 0, 1, "a fraction above 0 and at most 1 (0.10 is 10%)"),
+        ("max-iterations", 100, 20, "an integer from 1 to 20"),
+        ("baseline-repeats", 1000, 100, "an integer from 1 to 100"),
+        ("agent-attempts", 11, 10, "an integer from 1 to 10"),
+        ("timeout", 10**9, 3600, "a positive number of seconds, at most 604800"),
+    ],
+)
+def test_numbers_have_a_range_the_error_states(key: str, bad: object, good: object, accepted: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        from_table({key: bad})
+    assert e.value.message == (
+        f"[tool.bench-op] {key} must be {accepted}, got {bad!r}: fix it in pyproject.toml."
+    )
+    assert not from_table({key: good}).warnings
+
+
+@pytest.mark.parametrize(
+    "value, chosen", [("auto", "auto"), (True, "true"), (False, "false"), ("false", "false")]
+)
+def test_pre_commit_run_takes_auto_true_or_false(value: object, chosen: str) -> None:
+    assert from_table({"pre-commit-run": value}).pre_commit_run == chosen
+
+
+def test_a_bad_pre_commit_run_lists_every_accepted_value(repo: Repo) -> None:
+    repo.replace("pyproject.toml", "timeout = 300", "timeout = 300\npre-commit-run = 'yes'")
+    r = repo.cli("check")
+    assert r.returncode == 2
+    assert one_line_error(r) == (
+        'bench-op: [tool.bench-op] pre-commit-run must be "auto", true or false (or "true", "false"), '
+        "got 'yes': fix it in pyproject.toml."
+    )
+
+
+def test_an_empty_op_paths_stops_every_command(repo: Repo) -> None:
+    repo.replace("pyproject.toml", 'op-paths = ["src/minitile/ops/**/*.py"]', "op-paths = []")
+    for args in (("check",), ("hook", "pre-commit")):
+        r = repo.cli(*args)
+        assert r.returncode == 2 and "op-paths is empty" in one_line_error(r), args

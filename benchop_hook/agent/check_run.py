@@ -44,5 +44,5 @@ def run_one(
         )
         (out,) = repair_all([(fr, True)], loop, gpus[:1])
     except CannotRun as exc:
-        return FileOutcome(fr.path, status="not-run", reason=exc.message, fixes=tuple(fr.fix_lines()))
+        return FileOutcome(fr.path, status="not-run", reason=exc.reason, fixes=tuple(fr.fix_lines()))
     return out

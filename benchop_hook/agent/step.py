@@ -70,7 +70,7 @@ def hand_over(
             f"bench-op: the agent ({agent.name}) was not asked about {len(todo)} blocked file(s): {why_not}."
         )
         return run
-    interp = resolve_python(job.repo.root, job.settings.python, job.cfg.python)
+    interp = resolve_python(job.repo.root, job.settings.python, job.cfg.python, job.settings.python_from)
     outcomes, hand = list(run.outcomes), list(run.blocked_static)
     written = dict(run.written)
     for b in todo:

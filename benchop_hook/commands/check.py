@@ -28,6 +28,10 @@ def main(opts: Options) -> int:
     # The same plan as `fix` and the follow-up commit (the rewrite is made, and not written): the same
     # calls counted, the same edit described.
     result = restrict(static_pass(repo, cfg, target, changes, only=opts.shard() or None)[0], opts.shard())
+    from benchop_hook.commands.layout import warn_if_wrong
+
+    # (--all-files with no call checked: are there Op classes at all? A diff's op file is read already.)
+    warn_if_wrong(repo.root, cfg, found_nothing=target.mode == "all" and not result.checked_calls)
     data = static_json(result)
     ok = "nothing-to-do" if not result.changes else "ok"
     data["status"] = "broken" if result.broken or result.rewritten else ok

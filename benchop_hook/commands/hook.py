@@ -72,6 +72,7 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
     later = _runs_after_commit(repo.root, cfg)
     opts = dataclasses.replace(opts, no_commit=True, files=(), only=only, no_run=opts.no_run or later)
     with early_pytest(repo.root, opts, cfg) as warm:
+        from benchop_hook.commands.layout import warn_if_wrong
         from benchop_hook.fixing.static import static_pass
         from benchop_hook.git.lock import repo_lock
         from benchop_hook.paths import Paths
@@ -82,6 +83,7 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
         job = job_for(opts, repo, cfg, target, changes)
         with repo_lock(repo.git_dir), tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
             static = static_pass(repo, cfg, target, changes, only=job.settings.only)
+            warn_if_wrong(repo.root, cfg, found_nothing=target.mode == "all" and not static[0].checked_calls)
             run = execute(job, static, guard, warm=warm)
     echo(summary_line(run))
     if run.written:
@@ -171,6 +173,9 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
         return EXIT_OK
     head = gitrepo.head(root)
     target = Target("range", frm[:12], "HEAD", frm, head, to_is_head=True)
+    from benchop_hook.commands.layout import warn_if_wrong
+
+    warn_if_wrong(root, cfg, found_nothing=False)  # (there is work: an Op or a constructor changed)
     if cfg.background:
         return _background(repo, cfg, target, changes)
     return _run_follow_up(opts, repo, cfg, target, changes, merge=merge, flow_done=flow.done, hint=hint)

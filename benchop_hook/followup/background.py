@@ -160,8 +160,8 @@ def run_detached(job: Job) -> int:
     write_state(job.repo, state)
     try:
         # The interpreter is the user's (their .venv, their config), resolved against their repository.
-        interp = resolve_python(job.repo.root, job.settings.python, job.cfg.python)
-        settings = replace(job.settings, python=interp.path, no_commit=True)
+        interp = resolve_python(job.repo.root, job.settings.python, job.cfg.python, job.settings.python_from)
+        settings = replace(job.settings, python=interp.path, python_from=interp.source, no_commit=True)
         with _worktree_at(job.repo, commit) as wt:
             run = _run_in(job, replace(job, repo=wt, settings=settings))
         state = _land(job, run, state)

@@ -128,7 +128,7 @@ def _comparison(job: Job, parent: str, passed: list[FileOutcome], n_repeats: int
 def _interp(job: Job) -> Interpreter:
     from benchop_hook.run.runner import resolve_python
 
-    return resolve_python(job.repo.root, job.settings.python, job.cfg.python)
+    return resolve_python(job.repo.root, job.settings.python, job.cfg.python, job.settings.python_from)
 
 
 def _run_both(

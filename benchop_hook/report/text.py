@@ -93,6 +93,8 @@ def summary(result: StaticResult, *, wrote: bool) -> str:
         if result.target.mode == "all":
             if result.unknown or result.unresolved:
                 return "bench-op: no call is provably broken" + _all_files_tail(result) + "."
+            if not result.checked_calls:
+                return "bench-op: found no benchmark call of an Op class: nothing was checked."
             return "bench-op: every benchmark call binds the current Op signatures."
         if not result.op_files_changed:
             return f"bench-op: nothing to check: no Op file changed in {result.target.label}."

@@ -25,6 +25,7 @@ from benchop_hook.fixing.static import restrict
 from benchop_hook.report.run import outcome_lines
 from benchop_hook.report.text import render_check, unified_diff
 from benchop_hook.run.gpus import choose_gpus
+from benchop_hook.run.interpreter import first_time
 from benchop_hook.run.job import Job
 from benchop_hook.run.notrun import CannotRun, Environment
 from benchop_hook.run.outcome import Component, FileOutcome, RunOutcome, components
@@ -115,7 +116,9 @@ def _execute(
     _say_blocked(sel, job.repo.git_dir)
     # a wrong --python is a usage error before anything is written
     interp = (
-        None if job.settings.no_run else resolve_python(job.repo.root, job.settings.python, job.cfg.python)
+        None
+        if job.settings.no_run
+        else resolve_python(job.repo.root, job.settings.python, job.cfg.python, job.settings.python_from)
     )
     runnable, excluded = write(sel, guard, prepare)
     if interp is None:
@@ -267,11 +270,12 @@ def run(env: _Env, sel: Selection, runnable: list[FileResult]) -> tuple[list[Fil
             env = replace(env, interp=probe(env.interp))  # is pytest-benchmark there, for its JSON?
         return _run(env, sel, runnable)
     except CannotRun as exc:  # no pytest there: nothing runs, every static fix stands
-        echo(f"bench-op: not running the benchmarks: {exc.message}")
+        if first_time(exc.message):  # (each stage of a run meets it: said once, with the fix)
+            echo(f"bench-op: not running the benchmarks: {exc.message}")
         current = env.guard.current
         return [
             static_outcome(
-                fr, current.get(fr.path, fr.after or fr.before or b""), exc.message, helper=fr in sel.helpers
+                fr, current.get(fr.path, fr.after or fr.before or b""), exc.reason, helper=fr in sel.helpers
             )
             for fr in runnable
         ], []

@@ -35,6 +35,8 @@ class RunSettings:
     split: tuple[int, int] | None = None  # (I, N): take shard I of N of the affected files (run/shards.py)
     agent: Agent | None = None  # the person's coding agent, for what bench-op could not fix
     op: str | None = None  # only the calls of this Op class (and its successor)
+    # where `python` came from, for the user: a background run is handed the interpreter resolved before
+    python_from: str = "--python"
 
 
 def settings(

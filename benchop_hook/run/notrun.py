@@ -18,7 +18,12 @@ MISSING = re.compile(r"No module named '(?P<module>[\w.]+)'")
 
 
 class CannotRun(BenchOpError):
-    """The benchmark interpreter can't run pytest at all (raised by the runner; every file is "not run")."""
+    """The benchmark interpreter can't run pytest at all (raised by the runner; every file is "not run").
+    `message` is said once, with the fix; `reason` is each file's short "not run" reason."""
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 def _module_of(path: str) -> str | None:

@@ -16,7 +16,6 @@ import queue
 import re
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -27,21 +26,17 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from benchop_hook.config import Config
-from benchop_hook.errors import EXIT_USAGE, BenchOpError
-from benchop_hook.run.notrun import CannotRun
+from benchop_hook.errors import BenchOpError
+from benchop_hook.run.interpreter import Interpreter as Interpreter
+from benchop_hook.run.interpreter import child_env as _child_env
+from benchop_hook.run.interpreter import no_pytest
+from benchop_hook.run.interpreter import probe as probe
+from benchop_hook.run.interpreter import resolve_python as resolve_python
 
 PLUGIN_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pytest_plugin")
 _ECHO_LINES = 400  # lines of a run's output shown on the terminal; the full log is kept in a file
 _LOG_LIMIT = 20 * 1024 * 1024
 _FAILURE_LINES = 60  # of pytest's failure report, per run
-
-
-@dataclass(frozen=True)
-class Interpreter:
-    path: str
-    source: str  # where it came from, for the user
-    has_xdist: bool = False
-    has_pytest_benchmark: bool = False
 
 
 _BENCH_FIXTURE = re.compile(rb"def\s+test\w*\s*\([^)]*\bbenchmark\b")
@@ -50,93 +45,6 @@ _BENCH_FIXTURE = re.compile(rb"def\s+test\w*\s*\([^)]*\bbenchmark\b")
 def uses_benchmark_fixture(data: bytes | None) -> bool:
     """A test function takes pytest-benchmark's `benchmark` fixture."""
     return data is not None and _BENCH_FIXTURE.search(data) is not None
-
-
-def _in_hook_env(prefix: str) -> bool:
-    """True when `prefix` is an isolated environment pre-commit made for a hook."""
-    home = os.environ.get("PRE_COMMIT_HOME") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pre-commit"
-    )
-    try:
-        return os.path.commonpath([os.path.realpath(prefix), os.path.realpath(home)]) == os.path.realpath(
-            home
-        )
-    except ValueError:
-        return False
-
-
-def _which(names: Sequence[str], skip_prefix: str | None) -> str | None:
-    for d in os.environ.get("PATH", "").split(os.pathsep):
-        if not d:
-            continue
-        if skip_prefix and os.path.realpath(d).startswith(os.path.realpath(skip_prefix) + os.sep):
-            continue
-        for n in names:
-            p = os.path.join(d, n)
-            if os.path.isfile(p) and os.access(p, os.X_OK):
-                return p
-    return None
-
-
-def resolve_python(root: str, cli_value: str | None, cfg_value: str | None) -> Interpreter:
-    """--python, then [tool.bench-op] python, then the repo's .venv, then this interpreter
-    (unless it is pre-commit's isolated hook environment), then python3/python on PATH."""
-    for value, source in ((cli_value, "--python"), (cfg_value, "[tool.bench-op] python")):
-        if value:
-            path = value if os.path.isabs(value) else os.path.join(root, value)
-            if not os.path.exists(path):
-                raise BenchOpError(
-                    f"the interpreter {value} (from {source}) does not exist: fix {source} or leave it out.",
-                    EXIT_USAGE,
-                )
-            return Interpreter(path, source)
-    for venv in (".venv", "venv"):
-        p = os.path.join(root, venv, "bin", "python")
-        if os.path.exists(p):
-            return Interpreter(p, f"the repository's {venv}")
-    hook_env = _in_hook_env(sys.prefix)
-    if not hook_env:
-        return Interpreter(sys.executable, "the interpreter bench-op runs in")
-    found = _which(("python3", "python"), sys.prefix)
-    if found:
-        return Interpreter(found, "PATH (outside the hook's own environment)")
-    raise BenchOpError(
-        "no Python found to run the benchmarks: set [tool.bench-op] python to your project's interpreter."
-    )
-
-
-def no_pytest(interp: Interpreter) -> str:
-    return (
-        f"{interp.path} (from {interp.source}) cannot import pytest: install pytest there "
-        f"(`{interp.path} -m pip install pytest`), or point --python / [tool.bench-op] python at the "
-        "project's interpreter"
-    )
-
-
-def probe(interp: Interpreter) -> Interpreter:
-    """Check the interpreter imports pytest; learn which optional plugins it has. One line on failure."""
-    code = (
-        "import importlib.util as u, pytest; "
-        "print(u.find_spec('xdist') is not None, u.find_spec('pytest_benchmark') is not None)"
-    )
-    try:
-        proc = subprocess.run(
-            [interp.path, "-c", code], capture_output=True, text=True, timeout=120, env=_child_env({})
-        )
-    except OSError as exc:
-        raise BenchOpError(
-            f"cannot start {interp.path} ({exc.strerror}): point --python or [tool.bench-op] python at a "
-            "working interpreter."
-        ) from None
-    except subprocess.TimeoutExpired:
-        raise BenchOpError(f"{interp.path} did not start within 120 s: check that interpreter.") from None
-    if proc.returncode != 0:
-        if "No module named" in proc.stderr and "pytest" in proc.stderr:
-            raise CannotRun(no_pytest(interp))
-        last = (proc.stderr.strip().splitlines() or ["exit " + str(proc.returncode)])[-1]
-        raise BenchOpError(f"{interp.path} (from {interp.source}) failed to start: {last}")
-    xdist, bench = (w == "True" for w in proc.stdout.split()[:2])
-    return Interpreter(interp.path, interp.source, xdist, bench)
 
 
 @dataclass
@@ -189,29 +97,6 @@ class RunResult:
             except ValueError:
                 return f"signal {-self.returncode}"
         return None
-
-
-def _child_env(extra: dict[str, str]) -> dict[str, str]:
-    # A pytest session's own markers are not passed on: bench-op run from inside a pytest-xdist worker (a
-    # test suite, a CI job) would otherwise start benchmark sessions that take themselves for xdist workers
-    # (pytest-benchmark then switches itself off). The user's PYTEST_ADDOPTS stays.
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("GIT_", "PYTEST_XDIST_"))
-        and k not in ("PYTHONHOME", "VIRTUAL_ENV", "__PYVENV_LAUNCHER__", "PYTEST_CURRENT_TEST")
-    }
-    if _in_hook_env(sys.prefix):
-        bindir = os.path.dirname(sys.executable)
-        env["PATH"] = os.pathsep.join(
-            p
-            for p in env.get("PATH", "").split(os.pathsep)
-            if os.path.realpath(p) != os.path.realpath(bindir)
-        )
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    env["PYTHONUNBUFFERED"] = "1"
-    env.update(extra)
-    return env
 
 
 def kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -520,7 +405,7 @@ def run_pytest(
         )
         if not _read_plugin(result_json, res):
             if rc != 0 and any("No module named pytest" in line for line in res.tail):
-                raise CannotRun(no_pytest(interp))
+                raise no_pytest(interp)
             _read_junit(junit, res)
         if os.path.exists(bench_json):
             with open(bench_json, encoding="utf-8") as f:

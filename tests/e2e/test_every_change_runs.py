@@ -122,6 +122,8 @@ def test_background_run_makes_the_follow_up_after_git_commit_returned(tmp_path: 
     assert "bench-op status" in out, out
     state = _finished(repo, commit)
     assert state["status"] == "done", state
+    log = Path(str(state["log"])).read_text()
+    assert "(from [tool.bench-op] python)" in log and "(from --python)" not in log, log
     assert repo.log()[0] == "bench-op: align bench_reduction.py with the new ReduceOp interface"
     assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
     s = repo.cli("status")

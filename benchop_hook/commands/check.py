@@ -20,14 +20,19 @@ def main(opts: Options) -> int:
             write_json(opts.json, data)
         summarize(opts, "check", data, label=target.label)
         return EXIT_OK
-    from benchop_hook.fixing.static import restrict, static_pass
+    from benchop_hook.fixing.static import bench_source, restrict, static_pass
     from benchop_hook.report.as_json import static_json
     from benchop_hook.report.out import write_json
     from benchop_hook.report.text import render_check
 
     # The same plan as `fix` and the follow-up commit (the rewrite is made, and not written): the same
     # calls counted, the same edit described.
-    result = restrict(static_pass(repo, cfg, target, changes, only=opts.shard() or None)[0], opts.shard())
+    result = restrict(
+        static_pass(repo, cfg, target, changes, bench_from=bench_source(target), only=opts.shard() or None)[
+            0
+        ],
+        opts.shard(),
+    )
     data = static_json(result)
     ok = "nothing-to-do" if not result.changes else "ok"
     data["status"] = "broken" if result.broken or result.rewritten else ok

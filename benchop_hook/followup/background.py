@@ -264,7 +264,8 @@ def apply_command(patch: str) -> str:
 
 def waiting_patch_line(repo: RepoPaths) -> str | None:
     """One line about the newest fix a background run saved as a patch that still applies to the working
-    tree: not applied yet, and not outdated by what the user did since."""
+    tree: not committed yet, and not outdated by what the user did since. (pre-commit runs the hook with
+    unstaged edits stashed: there a patch applied and not committed still applies.)"""
     for s in states(repo):
         if s.status != "patch" or not s.patch:
             continue
@@ -272,7 +273,7 @@ def waiting_patch_line(repo: RepoPaths) -> str | None:
         if all(os.path.isfile(p) for p in files) and gitrepo.patches_apply(repo.root, files):
             return (
                 f"bench-op: the fix from the background run of {s.commit[:12]} waits in a patch: "
-                f"apply it with `{apply_command(s.patch)}`."
+                f"apply it with `{apply_command(s.patch)}` and commit it."
             )
         return None  # the newest patch was applied or is outdated: older ones are older still
     return None

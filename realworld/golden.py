@@ -1,7 +1,7 @@
 """Save bench-op's static outputs over every TileOPs op commit, and compare two such saves byte for byte.
 
     python realworld/golden.py save CLONE OUT [--mode committed|replayed|both] [--jobs 2] [--limit N]
-    python realworld/golden.py diff OLD NEW
+    python realworld/golden.py diff OLD NEW [--ignore-rules]
 
 For each first-parent commit C that touched an op file (the scan `perf/real.py` keeps), in a scratch clone
 with the TileOPs configuration appended:
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -121,7 +122,25 @@ def save(clone: str, out: str, modes: list[str], jobs: int, limit: int | None) -
     print(f"saved {len(commits)} commits x {len(modes)} states in {out}")
 
 
-def diff(old: str, new: str) -> int:
+_RULE_IDS = re.compile(r"  \[BO\d{3}( BO\d{3})*\]")
+
+
+def without_rules(d: dict) -> dict:
+    """An output with the rule ids a finding names taken out (`[BO209]` in the text, `rule` and `trace` in the
+    JSON): what must stay the same when decisions move into the rule registry."""
+    d = dict(d)
+    for k in ("fix_stdout", "fix_stderr"):
+        if isinstance(d.get(k), str):
+            d[k] = _RULE_IDS.sub("", d[k])
+    cj = d.get("check_json")
+    if isinstance(cj, dict) and isinstance(cj.get("findings"), list):
+        cj = dict(cj)
+        cj["findings"] = [{k: v for k, v in f.items() if k not in ("rule", "trace")} for f in cj["findings"]]
+        d["check_json"] = cj
+    return d
+
+
+def diff(old: str, new: str, *, ignore_rules: bool = False) -> int:
     names = sorted(set(os.listdir(old)) | set(os.listdir(new)))
     bad = []
     for n in names:
@@ -131,6 +150,8 @@ def diff(old: str, new: str) -> int:
             continue
         with open(a, encoding="utf-8") as fa, open(b, encoding="utf-8") as fb:
             da, db = json.load(fa), json.load(fb)
+        if ignore_rules:
+            da, db = without_rules(da), without_rules(db)
         keys = [k for k in sorted(set(da) | set(db)) if da.get(k) != db.get(k)]
         if keys:
             bad.append(f"{n}: {', '.join(keys)}")
@@ -155,6 +176,11 @@ def main() -> int:
     d = sub.add_parser("diff")
     d.add_argument("old")
     d.add_argument("new")
+    d.add_argument(
+        "--ignore-rules",
+        action="store_true",
+        help="compare without the rule ids findings name ([BO209], rule, trace)",
+    )
     a = ap.parse_args()
     if a.cmd == "save":
         global CODE, BENCH_OP
@@ -162,7 +188,7 @@ def main() -> int:
             CODE, BENCH_OP = os.path.abspath(a.code), [sys.executable, "-m", "benchop_hook"]
         save(a.clone, a.out, ["committed", "replayed"] if a.mode == "both" else [a.mode], a.jobs, a.limit)
         return 0
-    return diff(a.old, a.new)
+    return diff(a.old, a.new, ignore_rules=a.ignore_rules)
 
 
 if __name__ == "__main__":

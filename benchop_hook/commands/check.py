@@ -20,14 +20,15 @@ def main(opts: Options) -> int:
             write_json(opts.json, data)
         summarize(opts, "check", data, label=target.label)
         return EXIT_OK
-    from benchop_hook.fixing.static import restrict, static_pass
+    from benchop_hook.fixing.static import bench_source, restrict, static_pass
     from benchop_hook.report.as_json import static_json
     from benchop_hook.report.out import write_json
     from benchop_hook.report.text import render_check
 
     # The same plan as `fix` and the follow-up commit (the rewrite is made, and not written): the same
     # calls counted, the same edit described.
-    result = restrict(static_pass(repo, cfg, target, changes, only=opts.shard() or None)[0], opts.shard())
+    passed = static_pass(repo, cfg, target, changes, bench_from=bench_source(target), only=opts.shard() or None)
+    result = restrict(passed[0], opts.shard())
     from benchop_hook.commands.layout import warn_if_wrong
 
     # (--all-files with no call checked: are there Op classes at all? A diff's op file is read already.)

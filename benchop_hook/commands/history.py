@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_OK, EXIT_USAGE, BenchOpError
 from benchop_hook.git import repo as gitrepo
+from benchop_hook.program import command
 from benchop_hook.records import notes
 from benchop_hook.records.notes import Point, primary
 
@@ -109,7 +110,7 @@ def main(opts: Options) -> int:
         scope = f" for {what}" if what else ""
         print(
             f"bench-op: no numbers recorded{scope} in git notes ({notes.REF}) on the commits of HEAD; "
-            "`bench-op run` records them (fetch them with "
+            f"`{command('run')}` records them (fetch them with "
             "`git fetch origin refs/notes/bench-op:refs/notes/bench-op`)."
         )
         return EXIT_OK

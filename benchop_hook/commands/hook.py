@@ -14,14 +14,19 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from benchop_hook import config as config_mod
-from benchop_hook.commands.common import early_pytest, job_for, needs_work, run_settings, tell_finished_runs
+from benchop_hook.commands.common import early_pytest, job_for, needs_work, run_settings
 from benchop_hook.commands.options import Options
 from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
 from benchop_hook.git import repo as gitrepo
 from benchop_hook.git.commit import ENV_GUARD, is_follow_up
 from benchop_hook.git.target import Target
+from benchop_hook.program import command
+
+if TYPE_CHECKING:
+    from benchop_hook.run.outcome import RunOutcome
 
 
 def main(opts: Options) -> int:
@@ -35,9 +40,11 @@ def main(opts: Options) -> int:
     run_settings(opts, cfg)  # a wrong hook argument is an error on every commit, not only on an Op change
     if opts.detached:
         return _detached(opts, repo, cfg, *opts.detached)
-    tell_finished_runs(repo)
     if opts.stage == "pre-commit":
+        # (No word on background runs here: pre-commit shows a passing hook's output to no one, and the
+        # follow-up stage, whose output it shows, tells them after the commit.)
         return _pre_commit(opts, repo, cfg)
+    _tell_background(repo)
     from benchop_hook.git import flows
 
     stage = flows.detect_stage(repo.git_dir) if opts.stage in (None, "follow-up") else opts.stage
@@ -69,7 +76,10 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
         return EXIT_OK
     # What pre-commit passed chose the mode; it is no shard. The commit is the user's to make. The
     # benchmarks run here only when no follow-up stage will run them after the commit (pre-commit-run).
-    later = _runs_after_commit(repo.root, cfg)
+    from benchop_hook.commands.install import follow_up_installed
+
+    follow_up = follow_up_installed(repo.root)
+    later = _runs_after_commit(cfg, follow_up)
     opts = dataclasses.replace(opts, no_commit=True, files=(), only=only, no_run=opts.no_run or later)
     with early_pytest(repo.root, opts, cfg) as warm:
         from benchop_hook.commands.layout import warn_if_wrong
@@ -94,7 +104,29 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
             + ("; the follow-up stage runs them after the commit." if later else ".")
         )
         return EXIT_BLOCKED
+    if run.exit_code == EXIT_BLOCKED:
+        return _cannot_fix_here(run, follow_up)
     return run.exit_code
+
+
+def _cannot_fix_here(run: RunOutcome, follow_up: bool) -> int:
+    """What this stage could not fix (a hand edit, a benchmark that fails) would stop every commit the same
+    way, `git add` or not: with a follow-up stage the commit goes ahead and that stage takes it over after
+    the commit; without one, the stop says how to commit anyway and what then takes it over."""
+    blocked = sorted({*(fr.path for fr in run.blocked_static), *(o.path for o in run.outcomes if o.bad)})
+    what = ", ".join(blocked) or "a benchmark"
+    if follow_up:
+        print(
+            f"bench-op: {what}: not fixed at the pre-commit stage; the commit goes ahead, and after it the "
+            "follow-up stage runs and repairs it, hands it to your coding agent, or says why it is blocked."
+        )
+        return EXIT_OK
+    print(
+        f"bench-op: {what}: not fixed, and `git add` will not change that: commit anyway with "
+        f"`SKIP=bench-op git commit`, then `{command('run --from-ref HEAD~1 --to-ref HEAD')}` runs and "
+        "repairs it, and hands what is left to your coding agent."
+    )
+    return EXIT_BLOCKED
 
 
 LONG_RUN = 60.0  # seconds of a foreground follow-up stage after which the background setting is worth a hint
@@ -107,11 +139,11 @@ def _background(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
     from benchop_hook.report.text import render_check
 
     result, _ = static_pass(repo, cfg, target, changes, bench_from="target", rewrite=False)
-    print(render_check(result), flush=True)
+    print(render_check(result, hint=False), flush=True)  # the background run applies the fix itself
     if not result.files:
         return EXIT_OK  # no benchmark builds a changed class: nothing to run
     assert target.from_rev is not None and target.to_rev is not None
-    print(start(repo, target.from_rev, target.to_rev), flush=True)
+    print(start(repo, target.from_rev, target.to_rev, fixes=bool(result.rewritten)), flush=True)
     return EXIT_OK
 
 
@@ -126,14 +158,24 @@ def _detached(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, ba
     return run_detached(job)
 
 
-def _runs_after_commit(root: str, cfg: config_mod.Config) -> bool:
+def _runs_after_commit(cfg: config_mod.Config, follow_up: bool) -> bool:
     """Whether the pre-commit stage leaves the run to the follow-up stage: `pre-commit-run = false`, or
     "auto" with a follow-up hook installed (the run then happens once, after the commit)."""
     if cfg.pre_commit_run != "auto":
         return cfg.pre_commit_run == "false"
-    from benchop_hook.commands.install import follow_up_installed
+    return follow_up and cfg.run_after_commit != "never"
 
-    return follow_up_installed(root) and cfg.run_after_commit != "never"
+
+def _tell_background(repo: gitrepo.RepoPaths) -> None:
+    """A background run that finished since the user last heard from bench-op, else a fix one saved as a
+    patch that still waits to be applied: one line, on every commit until it is applied."""
+    if not os.path.isdir(os.path.join(repo.git_dir, "bench-op", "background")):
+        return  # (one stat on the no-op path)
+    from benchop_hook.followup.background import unseen_line, waiting_patch_line
+
+    line = unseen_line(repo) or waiting_patch_line(repo)
+    if line:
+        print(line, file=sys.stderr)
 
 
 def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, stage: str) -> int:
@@ -163,7 +205,7 @@ def _follow_up(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, s
     if flow.action == "default" and is_follow_up(gitrepo.commit_message(root)):
         # (A rebase or a sequence may end on a follow-up commit it replayed: its range still counts.)
         return EXIT_OK
-    hint = f"bench-op run --from-ref {frm[:12]} --to-ref HEAD"
+    hint = command(f"run --from-ref {frm[:12]} --to-ref HEAD")
     what = gitrepo.in_progress_operation(repo.git_dir, merge_done=merge, done=flow.done)
     if what is not None or gitrepo.has_unmerged(root):
         print(
@@ -221,7 +263,8 @@ def _run_follow_up(
     if run.run_seconds is not None and time.monotonic() - started > LONG_RUN:
         print(
             f"bench-op: that took {time.monotonic() - started:.0f} s; with `background = true` in "
-            "[tool.bench-op], git commit returns at once and the run goes on behind it (`bench-op status`)."
+            "[tool.bench-op], git commit returns at once and the run goes on behind it "
+            f"(`{command('status')}`)."
         )
     if run.status == "blocked":
         print(

@@ -67,6 +67,12 @@ def static_pass(
     return out
 
 
+def bench_source(target: Target) -> str:
+    """Where `check` and `fix` read the benchmarks: a range's own last commit (`--to-ref B` asks about the
+    benchmarks as they are at B, whatever is checked out), else the working tree."""
+    return "target" if target.mode == "range" else "worktree"
+
+
 def restrict(result: StaticResult, shard: frozenset[str]) -> StaticResult:
     """Benchmark files named on the command line restrict check and fix as they restrict run."""
     if not shard:

@@ -19,6 +19,7 @@ from benchop_hook.git.commit import follow_up_commit, merge3, patch_applies, pre
 from benchop_hook.git.repo import RepoPaths
 from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
+from benchop_hook.program import command
 from benchop_hook.records.versus_parent import after_run, before_commit
 from benchop_hook.report.as_json import run_json
 from benchop_hook.report.message import commit_message
@@ -133,7 +134,7 @@ class UserEdits:
                 saved = f"; the fix is saved as {patch}"
             return LeftAlone(
                 "it has staged changes that are not in HEAD (or is staged for removal); "
-                f"commit or unstage them, then run `bench-op run`{saved}"
+                f"commit or unstage them, then run `{command('run')}`{saved}"
             )
         fixed = fr.after if fr.changed else fr.before
         if user is None or fixed is None:

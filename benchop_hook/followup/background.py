@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 from benchop_hook.git import repo as gitrepo
 from benchop_hook.git.repo import RepoPaths
+from benchop_hook.program import command, word
 from benchop_hook.run.job import Job
 
 DETACHED = "BENCH_OP_DETACHED"  # set in the detached process: it must not detach again
@@ -45,7 +46,7 @@ class State:
     status: str = "running"  # running, then the run's status (done, blocked, ...), or "patch"
     reason: str | None = None
     follow_up: str | None = None  # the follow-up commit it made
-    patch: str | None = None  # where the fix went when HEAD had moved
+    patch: str | None = None  # where the fix went when HEAD had moved: its patch files, one a line
     finished: str | None = None
     seen: bool = False
 
@@ -97,14 +98,15 @@ def _now() -> str:
     return datetime.datetime.now().isoformat(timespec="seconds")
 
 
-def start(repo: RepoPaths, base: str, commit: str) -> str:
+def start(repo: RepoPaths, base: str, commit: str, *, fixes: bool) -> str:
     """Start the detached run of `base..commit`; the one line the hook prints. A commit that already has a
-    run (going on, or finished) is not run twice."""
+    run (going on, or finished) is not run twice. `fixes`: the static pass rewrites benchmark calls, so a
+    follow-up commit is to come (else the run only measures)."""
     old = read_state(repo, commit)
     if old is not None and (old.status != "running" or alive(old.pid)):
         return (
             f"bench-op: the benchmarks of {commit[:12]} already ran or are running: "
-            "`bench-op status` says which."
+            f"`{command('status')}` says which."
         )
     os.makedirs(folder(repo), exist_ok=True)
     log = os.path.join(folder(repo), f"{commit}.log")
@@ -132,10 +134,14 @@ def start(repo: RepoPaths, base: str, commit: str) -> str:
             start_new_session=True,
         )
     write_state(repo, State(commit, base, proc.pid, _now(), log))
+    then = (
+        "when they pass, bench-op commits the fix as a follow-up commit"
+        if fixes
+        else "their numbers are recorded when they end"
+    )
     return (
         f"bench-op: running the benchmarks of {commit[:12]} in the background "
-        f"(log: {os.path.relpath(log, repo.root)}); `bench-op status` shows them, and the follow-up commit "
-        "arrives when they end."
+        f"(log: {os.path.relpath(log, repo.root)}); {then}; `{command('status')}` shows how it goes."
     )
 
 
@@ -215,7 +221,7 @@ def _land(user: Job, run: object, state: State) -> State:
             patch = _save_patch(user.repo, commit, run)
             print(
                 f"bench-op: HEAD moved to {head[:12]} while the benchmarks of {commit[:12]} ran: the fix is "
-                f"saved as {patch}; apply it with `git apply {patch}`.",
+                f"saved as a patch; apply it with `{apply_command(patch)}`.",
                 flush=True,
             )
             return replace(state, status="patch", patch=patch, reason=run.reason)
@@ -232,7 +238,7 @@ def _save_patch(repo: RepoPaths, commit: str, run: object) -> str:
     for path, content in sorted(run.written.items()):
         before = gitrepo.read_blob(repo.root, commit, path) or b""
         paths.append(save_patch(repo.git_dir, path, before, content))
-    return ", ".join(paths)
+    return "\n".join(paths)  # one a line: a path may hold spaces
 
 
 def unseen_line(repo: RepoPaths) -> str | None:
@@ -243,10 +249,33 @@ def unseen_line(repo: RepoPaths) -> str | None:
         write_state(repo, replace(s, seen=True))
         what = {
             "done": f"done{f', follow-up commit {s.follow_up[:12]}' if s.follow_up else ''}",
-            "patch": f"HEAD had moved: the fix is saved as {s.patch}",
+            "patch": f"HEAD had moved: apply its fix with `{apply_command(s.patch or '')}`",
         }.get(s.status, f"{s.status}: {s.reason or 'see the log'}")
         run = f"bench-op: the background run of {s.commit[:12]}"
-        return f"{run} finished ({what}); `bench-op status` has the log."
+        return f"{run} finished ({what}); `{command('status')}` has the log."
+    return None
+
+
+def apply_command(patch: str) -> str:
+    """`git apply` of a saved fix (its patch files, one a line as a state file keeps them), run from the
+    repository's top folder: the paths separated by spaces, each one word to the shell."""
+    return "git apply " + " ".join(word(p) for p in patch.splitlines() if p)
+
+
+def waiting_patch_line(repo: RepoPaths) -> str | None:
+    """One line about the newest fix a background run saved as a patch that still applies to the working
+    tree: not committed yet, and not outdated by what the user did since. (pre-commit runs the hook with
+    unstaged edits stashed: there a patch applied and not committed still applies.)"""
+    for s in states(repo):
+        if s.status != "patch" or not s.patch:
+            continue
+        files = [p for p in s.patch.splitlines() if p]
+        if all(os.path.isfile(p) for p in files) and gitrepo.patches_apply(repo.root, files):
+            return (
+                f"bench-op: the fix from the background run of {s.commit[:12]} waits in a patch: "
+                f"apply it with `{apply_command(s.patch)}` and commit it."
+            )
+        return None  # the newest patch was applied or is outdated: older ones are older still
     return None
 
 
@@ -263,7 +292,9 @@ def status_lines(repo: RepoPaths, limit: int = 5) -> list[str]:
         running = s.status == "running" and alive(s.pid)
         word = "running" if running else ("stopped" if s.status == "running" else s.status)
         extra = (
-            f" -> follow-up {s.follow_up[:12]}" if s.follow_up else (f"; patch {s.patch}" if s.patch else "")
+            f" -> follow-up {s.follow_up[:12]}"
+            if s.follow_up
+            else (f"; `{apply_command(s.patch)}`" if s.patch else "")
         )
         why = f" ({s.reason})" if s.reason and not running else ""
         out.append(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from benchop_hook.errors import BenchOpError
 from benchop_hook.git import objects as gitobjects
 from benchop_hook.git import repo as gitrepo
+from benchop_hook.program import command
 
 TRAILER = "Bench-Op: follow-up"
 ENV_GUARD = "BENCH_OP_FOLLOW_UP"
@@ -75,14 +76,14 @@ def _check_can_commit(
         )
     if gitrepo.head(root) != head:
         raise BenchOpError(
-            "HEAD moved while bench-op was running: it did not commit; run `bench-op run --from-ref "
-            f"{head[:12]}~1 --to-ref HEAD` when you are ready."
+            f"HEAD moved while bench-op was running: it did not commit; run "
+            f"`{command(f'run --from-ref {head[:12]}~1 --to-ref HEAD')}` when you are ready."
         )
     if not gitrepo.wait_for_index_lock(git_dir, lock_wait):
         raise BenchOpError(
             "another git process holds .git/index.lock: bench-op did not commit (and did not touch the "
             "lock); "
-            "when it is done, run `bench-op run --from-ref HEAD~1 --to-ref HEAD`."
+            f"when it is done, run `{command('run --from-ref HEAD~1 --to-ref HEAD')}`."
         )
 
 

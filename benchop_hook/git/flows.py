@@ -26,6 +26,7 @@ import os
 from dataclasses import dataclass
 
 from benchop_hook.git import repo as gitrepo
+from benchop_hook.program import command
 
 REBASE_DIRS = ("rebase-merge", "rebase-apply")
 RECORD = os.path.join("bench-op", "sequence")
@@ -104,8 +105,9 @@ def decide(s: GitState) -> Decision:
                     record=Sequence(s.recorded.start, s.head),
                     why="--continue checks HEAD after this",
                     say="bench-op: the cherry-pick is done, but git checks HEAD right after its last commit, "
-                    f"so bench-op cannot commit now: run `bench-op run --from-ref {s.recorded.start[:12]} "
-                    f"--to-ref HEAD` (or it runs with your next commit).",
+                    "so bench-op cannot commit now: run "
+                    f"`{command(f'run --from-ref {s.recorded.start[:12]} --to-ref HEAD')}` "
+                    "(or it runs with your next commit).",
                 )
             # The sequence's last commit, committed after a conflict (`--continue`), or the first commit
             # after a sequence that ended without one (--skip, --quit): what it applied is still unhandled.

@@ -462,6 +462,11 @@ def applies(root: str, env: dict[str, str], patch: bytes, path: str) -> bool:
     return proc.returncode == 0
 
 
+def patches_apply(root: str, patches: Sequence[str]) -> bool:
+    """Would `git apply PATCH...` succeed on the working tree now (not yet applied, not outdated)?"""
+    return _git(root, "apply", "--check", *patches, check=False).returncode == 0
+
+
 def merge_file(root: str, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
     """`git merge-file`: ours + (base -> theirs); None on conflict."""
     import tempfile  # here, not at the top: the no-op path imports this module

@@ -23,6 +23,7 @@ from benchop_hook.errors import EXIT_BLOCKED, EXIT_OK
 from benchop_hook.git import repo as gitrepo
 from benchop_hook.git.repo import RepoPaths
 from benchop_hook.git.target import Target
+from benchop_hook.program import command
 from benchop_hook.records import notes
 from benchop_hook.records.baseline import Comparison, Key, compare, terminal_lines
 from benchop_hook.run.job import Job
@@ -326,7 +327,7 @@ def _record_run(job: Job, run: RunOutcome, passed: list[FileOutcome], echo: Call
         shown = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
         echo(
             f"bench-op: numbers not recorded in git notes: they measured uncommitted changes ({shown}); "
-            "commit them and run `bench-op run --from-ref HEAD~1 --to-ref HEAD` to record them."
+            f"commit them and run `{command('run --from-ref HEAD~1 --to-ref HEAD')}` to record them."
         )
         return
     commit = commit or gitrepo.head(repo.root)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import difflib
 
 from benchop_hook.fixing.results import Finding, StaticResult, shown_call
+from benchop_hook.git.target import Target
+from benchop_hook.program import command, word
 from benchop_hook.report.words import grouped, plural
 
 
@@ -54,7 +56,9 @@ def _rules(ids: tuple[str, ...]) -> str:
     return f"  [{' '.join(ids)}]" if ids else ""
 
 
-def render_check(result: StaticResult, *, wrote: bool = False) -> str:
+def render_check(result: StaticResult, *, wrote: bool = False, hint: bool = True) -> str:
+    """The static pass's report. `hint`: end on the command that applies the fix (not where bench-op applies
+    it itself, as the background run does)."""
     lines: list[str] = []
     if result.target.mode == "all":
         # Against the current signatures: the changes history was read for are internal, not news.
@@ -75,8 +79,15 @@ def render_check(result: StaticResult, *, wrote: bool = False) -> str:
             lines.extend(finding_line(f, fixed_word="fixed" if wrote and f.fixed else "fix"))
     for n in (*result.unresolved, *result.unknown):
         lines.append(f"{n.path}{f':{n.line}' if n.line else ''}: {n.call}: {n.reason}")
-    lines.append(summary(result, wrote=wrote))
+    lines.append(summary(result, wrote=wrote, hint=hint))
     return "\n".join(lines)
+
+
+def fix_command(target: Target) -> str:
+    """The `bench-op fix` that applies what this target's report proposes: the same range, or every file."""
+    if target.mode == "range":
+        return command(f"fix --from-ref {word(target.from_ref or '')} --to-ref {word(target.to_ref or '')}")
+    return command("fix --all-files" if target.mode == "all" else "fix")
 
 
 def _all_files_tail(result: StaticResult) -> str:
@@ -88,7 +99,7 @@ def _all_files_tail(result: StaticResult) -> str:
     return ("; " + ", ".join(parts)) if parts else ""
 
 
-def summary(result: StaticResult, *, wrote: bool) -> str:
+def summary(result: StaticResult, *, wrote: bool, hint: bool = True) -> str:
     if not result.changes and not result.findings:
         if result.target.mode == "all":
             if result.unknown or result.unresolved:
@@ -118,7 +129,7 @@ def summary(result: StaticResult, *, wrote: bool) -> str:
     if hard:
         parts.append(f"{plural(len(hard), 'call')} need{'s' if len(hard) == 1 else ''} a hand edit")
     if unknown:
-        parts.append(f"{plural(len(unknown), 'call')} can only be judged by running (`bench-op run`)")
+        parts.append(f"{plural(len(unknown), 'call')} can only be judged by running (`{command('run')}`)")
     extra = _all_files_tail(result) if result.target.mode == "all" else ""
     # A default that changed under a call and was not pinned (with the reason above): the call binds, and
     # measures the new default now, which is not "the same meaning" (MONAI a4e4894dc).
@@ -137,15 +148,15 @@ def summary(result: StaticResult, *, wrote: bool) -> str:
         if result.rewritten:
             # Only imports follow a renamed or moved class: the diff shows them, the calls stay as they are.
             verb = "rewrote" if wrote else "can rewrite"
-            tail = "" if wrote else "; run `bench-op fix` to apply"
+            tail = "" if wrote or not hint else f"; run `{fix_command(result.target)}` to apply"
             return (
                 f"bench-op: {verb} the imports of {plural(len(result.rewritten), 'benchmark file')}; "
                 f"every call binds with the same meaning{tail}."
             )
         return "bench-op: every benchmark call still binds with the same meaning."
     tail = ""
-    if fixable and not wrote:
-        tail = "; run `bench-op fix` to apply"
+    if fixable and not wrote and hint:
+        tail = f"; run `{fix_command(result.target)}` to apply"
     return "bench-op: " + ", ".join(parts) + tail + extra + "."
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 
-from tests.helpers.changes import reduction_change
+from tests.helpers.changes import reduction_change, three_states
 from tests.helpers.process import run
 from tests.helpers.repo import FIXTURE, Repo, make_repo
 
@@ -181,3 +181,19 @@ def test_benchmark_deleted_in_the_diff(repo: Repo) -> None:
     r = repo.cli("check")
     assert r.returncode == 0, r.stdout
     assert "still binds" in r.stdout or "no benchmark" in r.stdout or "every benchmark call" in r.stdout
+
+
+def test_check_judges_the_benchmarks_at_the_range_s_last_commit(repo: Repo) -> None:
+    """Not the working tree's: with the fixed benchmarks checked out, the Op change's own commit still
+    breaks three calls, and the hint keeps the range."""
+    three_states(repo)
+    r = repo.cli("check", "--from-ref", "HEAD~2", "--to-ref", "HEAD~1")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stdout.splitlines()[-1] == (
+        "bench-op: can rewrite 3 calls in 1 benchmark file; "
+        "run `bench-op fix --from-ref HEAD~2 --to-ref HEAD~1` to apply."
+    )
+    assert "benchmarks/ops/bench_reduction.py:15: SumFwdOp(M, N, dtype)" in r.stdout
+    fixed = repo.cli("check", "--from-ref", "HEAD~2", "--to-ref", "HEAD")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "every benchmark call still binds" in fixed.stdout

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.asserts import state
-from tests.helpers.changes import reduction_change, stage_reduction_change
+from tests.helpers.changes import reduction_change, stage_reduction_change, three_states
 from tests.helpers.process import run
 from tests.helpers.repo import Repo
 
@@ -227,3 +227,53 @@ def test_fix_twice_changes_nothing_the_second_time(repo: Repo) -> None:
     r = repo.cli("fix")
     assert r.returncode == 0 and "Rewriting" not in r.stdout
     assert state(repo) == once
+
+
+# -- a range is judged at its last commit
+
+
+def test_fix_of_a_range_that_is_not_checked_out_writes_nothing_and_says_why(repo: Repo) -> None:
+    three_states(repo)
+    before = repo.snapshot()
+    r = repo.cli("fix", "--from-ref", "HEAD~2", "--to-ref", "HEAD~1")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "can rewrite 3 calls in 1 benchmark file." in r.stdout, "no hint to run what was just run"
+    assert (
+        "bench-op: nothing written: the fix is for HEAD~1, which is not checked out: check it out and run "
+        "again, or see the fix with `bench-op fix --from-ref HEAD~2 --to-ref HEAD~1 --diff`." in r.stdout
+    )
+    assert repo.snapshot() == before
+
+    diff = repo.cli("fix", "--from-ref", "HEAD~2", "--to-ref", "HEAD~1", "--diff")
+    assert diff.returncode == 0, diff.stderr
+    assert "-    op = SumFwdOp(M, N, dtype)\n+    op = SumFwdOp(N, dtype)" in diff.stdout
+    assert repo.snapshot() == before
+    # The diff is the fix of HEAD~1's file: it applies there.
+    repo.git("checkout", "-q", "HEAD~1")
+    (repo.path / "fix.patch").write_text(diff.stdout)
+    repo.git("apply", "fix.patch")
+    assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
+
+
+def test_fix_of_the_range_checked_out_writes_it(repo: Repo) -> None:
+    three_states(repo)
+    repo.git("checkout", "-q", "HEAD~1")
+    r = repo.cli("fix", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Rewriting benchmarks/ops/bench_reduction.py" in r.stdout
+    assert repo.read(BENCH_RED) == repo.git("show", f"main:{BENCH_RED}")
+
+
+def test_fix_at_head_leaves_a_benchmark_the_tree_has_changed(repo: Repo) -> None:
+    reduction_change(repo)
+    repo.commit("reduce: rows come from the input")
+    repo.write(BENCH_RED, "# my unstaged note\n" + repo.read(BENCH_RED))
+    before = repo.snapshot()
+    r = repo.cli("fix", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert (
+        f"bench-op: nothing written: {BENCH_RED} in the working tree differs from HEAD: commit or stash "
+        "those edits and run this again, or see the fix with `bench-op fix --from-ref HEAD~1 --to-ref HEAD "
+        "--diff`." in r.stdout
+    )
+    assert repo.snapshot() == before

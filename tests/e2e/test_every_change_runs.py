@@ -3,12 +3,11 @@ same commit, or bench-op after the commit; in the foreground or detached (`backg
 
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.background import finished
 from tests.helpers.changes import REDUCTION_N_DIM, reduction_change
 from tests.helpers.precommit import with_pre_commit
 from tests.helpers.process import run
@@ -97,18 +96,6 @@ def _background(repo: Repo) -> None:
     install(repo)
 
 
-def _finished(repo: Repo, commit: str, timeout: float = 240) -> dict[str, object]:
-    state = repo.path / ".git" / "bench-op" / "background" / f"{commit}.json"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if state.exists():
-            data = json.loads(state.read_text())
-            if data["status"] != "running":
-                return data
-        time.sleep(0.5)
-    raise AssertionError(f"the background run of {commit} did not finish: {state.read_text()}")
-
-
 def test_background_run_makes_the_follow_up_after_git_commit_returned(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
     _background(repo)
@@ -120,7 +107,7 @@ def test_background_run_makes_the_follow_up_after_git_commit_returned(tmp_path: 
     commit = repo.git("rev-parse", "HEAD").strip()
     assert repo.log()[0] == "reduce: rows come from the input", "git commit returned before the run"
     assert "bench-op status" in out, out
-    state = _finished(repo, commit)
+    state = finished(repo, commit)
     assert state["status"] == "done", state
     log = Path(str(state["log"])).read_text()
     assert "(from [tool.bench-op] python)" in log and "(from --python)" not in log, log
@@ -147,7 +134,7 @@ def test_background_run_saves_a_patch_when_head_moved_meanwhile(tmp_path: Path) 
     repo.git("add", "NOTES.txt")
     repo.git("commit", "-q", "--no-verify", "-m", "meanwhile")
     moved = repo.head()
-    state = _finished(repo, op_commit)
+    state = finished(repo, op_commit)
     assert state["status"] == "patch", state
     assert repo.head() == moved, "never a commit on top of the wrong HEAD"
     patch = Path(str(state["patch"]))

@@ -18,6 +18,31 @@ def reduction_change(repo: Repo, *, update_tests: bool = True) -> None:
         repo.write("tests/ops/test_reduction.py", (CHANGE / "tests/ops/test_reduction.py").read_text())
 
 
+BENCH_RED = "benchmarks/ops/bench_reduction.py"
+
+
+def three_states(repo: Repo) -> None:
+    """The demo's history: the library, the Op change that breaks its benchmarks, the benchmarks fixed."""
+    reduction_change(repo)
+    repo.commit("reduce: rows come from the input")
+    repo.replace(
+        BENCH_RED,
+        "    op = SumFwdOp(M, N, dtype)\n",
+        "    op = SumFwdOp(N, dtype)\n",
+    )
+    repo.replace(
+        BENCH_RED,
+        "MeanFwdOp(M, N, dtype=torch.float32)",
+        "MeanFwdOp(N, dtype=torch.float32)",
+    )
+    repo.replace(
+        BENCH_RED,
+        "AmaxFwdOp(M, N, torch.float32, True)",
+        "AmaxFwdOp(N, torch.float32, tune=True)",
+    )
+    repo.commit("benchmarks: the new ReduceOp")
+
+
 def stage_reduction_change(repo: Repo) -> None:
     """The reduction change, staged: what `bench-op check` and `fix` compare with HEAD by default."""
     reduction_change(repo)

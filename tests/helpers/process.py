@@ -7,6 +7,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -44,8 +45,10 @@ _ONE_THREAD = {"OMP_NUM_THREADS": "1"}
 
 
 def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """This process's environment without the test session's variables, plus `extra`."""
+    """This process's environment without the test session's variables, plus `extra`. The interpreter's
+    `bin` leads PATH, as in a shell where this bench-op is installed: its hints then say `bench-op`."""
     env = {**_ONE_THREAD, **{k: v for k, v in os.environ.items() if not k.startswith(SESSION_PREFIXES)}}
+    env["PATH"] = os.pathsep.join((os.path.dirname(sys.executable), env.get("PATH", os.defpath)))
     env.update(extra or {})
     return env
 

@@ -70,6 +70,7 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
     # What pre-commit passed chose the mode; it is no shard. The commit is the user's to make. The
     # benchmarks run here only when no follow-up stage will run them after the commit (pre-commit-run).
     later = _runs_after_commit(repo.root, cfg)
+    why = "--no-run" if opts.no_run else _not_run_here(repo.root, target, cfg)
     opts = dataclasses.replace(opts, no_commit=True, files=(), only=only, no_run=opts.no_run or later)
     with early_pytest(repo.root, opts, cfg) as warm:
         from benchop_hook.fixing.static import static_pass
@@ -79,22 +80,54 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
         from benchop_hook.run.execute import echo, execute
         from benchop_hook.run.tree_guard import tree_guard
 
-        job = job_for(opts, repo, cfg, target, changes)
+        job = job_for(opts, repo, cfg, target, changes, no_run=opts.no_run, no_run_why=why)
         with repo_lock(repo.git_dir), tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
             static = static_pass(repo, cfg, target, changes, only=job.settings.only)
             run = execute(job, static, guard, warm=warm)
     echo(summary_line(run))
     if run.written:
-        n = len(run.written)
-        print(
-            f"bench-op: rewrote {n} benchmark file{'s' if n != 1 else ''} for the new Op interface "
-            f"({', '.join(sorted(run.written))}): review them (git diff), git add them, and commit again"
-            + ("; the follow-up stage runs them after the commit." if later else ".")
-        )
+        print(_review(sorted(run.written), target, why if opts.no_run else None))
         return EXIT_BLOCKED
     return run.exit_code
 
 
+AFTER_COMMIT = "the follow-up stage runs them after the commit"
+
+
+def _not_run_here(root: str, target: Target, cfg: config_mod.Config) -> str:
+    """Why the pre-commit stage runs no benchmark, as the report names it (when it runs none)."""
+    if target.mode == "all":
+        # `pre-commit run --all-files`: no commit is in progress, and a commit of benchmark files alone
+        # starts no follow-up run.
+        return "the pre-commit stage runs no benchmark"
+    from benchop_hook.commands.install import follow_up_installed
+
+    if follow_up_installed(root) and cfg.run_after_commit != "never":
+        return AFTER_COMMIT
+    return 'pre-commit-run = "false" in [tool.bench-op]'
+
+
+def _review(written: list[str], target: Target, not_run: str | None) -> str:
+    """What the user does with the files the pre-commit stage rewrote: a commit is in progress only for
+    staged changes (`pre-commit run --all-files` has none to make again). `not_run`: why they did not run
+    (the summary line above said it; this line says what runs them)."""
+    n = len(written)
+    files = f"{n} benchmark file{'s' if n != 1 else ''}"
+    if target.mode == "all":
+        later = "; `bench-op run --all-files` runs them" if not_run else ""
+        return (
+            f"bench-op: rewrote {files} to bind the current Op signatures ({', '.join(written)}): review "
+            f"them (git diff), then git add and commit them{later}."
+        )
+    later = f"; {AFTER_COMMIT}" if not_run == AFTER_COMMIT else ""
+    return (
+        f"bench-op: rewrote {files} for the new Op interface ({', '.join(written)}): review them "
+        f"(git diff), git add them, and commit again{later}."
+    )
+
+
+# Why the follow-up stage runs no benchmark, when the setting says so.
+NEVER = 'run-after-commit = "never" in [tool.bench-op]'
 LONG_RUN = 60.0  # seconds of a foreground follow-up stage after which the background setting is worth a hint
 
 
@@ -120,7 +153,16 @@ def _detached(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, ba
     changes = gitrepo.range_changes(repo.root, base, commit)
     target = Target("range", base[:12], commit[:12], base, commit)
     after = cfg.run_after_commit
-    job = job_for(opts, repo, cfg, target, changes, affected=after == "affected", no_run=after == "never")
+    job = job_for(
+        opts,
+        repo,
+        cfg,
+        target,
+        changes,
+        affected=after == "affected",
+        no_run=after == "never",
+        no_run_why=NEVER,
+    )
     return run_detached(job)
 
 
@@ -209,6 +251,7 @@ def _run_follow_up(
                 changes,
                 affected=after == "affected",
                 no_run=after == "never",
+                no_run_why=NEVER,
                 agent=True,
             )
             run = run_and_maybe_commit(job, merge_done=merge, flow_done=flow_done, warm=warm)

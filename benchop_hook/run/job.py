@@ -35,6 +35,9 @@ class RunSettings:
     split: tuple[int, int] | None = None  # (I, N): take shard I of N of the affected files (run/shards.py)
     agent: Agent | None = None  # the person's coding agent, for what bench-op could not fix
     op: str | None = None  # only the calls of this Op class (and its successor)
+    # Why nothing runs, as the report names it: the flag, or the stage or setting that leaves the run to
+    # later (a user who passed no flag must not read "--no-run").
+    no_run_why: str = "--no-run"
 
 
 def settings(
@@ -54,6 +57,7 @@ def settings(
     split: tuple[int, int] | None = None,
     agent: Agent | None = None,
     op: str | None = None,
+    no_run_why: str = "--no-run",
 ) -> RunSettings:
     """The command line's values over the config's, checked: a bad value is a usage error whether or not
     there turns out to be work."""
@@ -82,6 +86,7 @@ def settings(
         split=split,
         agent=agent,
         op=op,
+        no_run_why=no_run_why,
     )
 
 

@@ -238,7 +238,7 @@ def _run_follow_up(
         from benchop_hook.git.lock import repo_lock
         from benchop_hook.report.as_json import run_json
         from benchop_hook.report.out import write_json
-        from benchop_hook.report.run import summary_line
+        from benchop_hook.report.run import follow_up_line, summary_line
         from benchop_hook.run.execute import echo
 
         with repo_lock(repo.git_dir):
@@ -266,6 +266,10 @@ def _run_follow_up(
             "bench-op: no follow-up commit for the blocked files; your commit stays as it is. "
             f"Fix the reason above, then run `{hint}`."
         )
+    if run.commit and target.to_rev:
+        # Last: git prints its own summary of the user's commit only after this hook returns, and that
+        # line must not be the one that seems to name HEAD.
+        print(follow_up_line(run.commit, target.to_rev))
     if opts.json:
         write_json(opts.json, run_json(run, target))
     return run.exit_code

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+
 from tests.helpers.changes import reduction_change
+from tests.helpers.process import child_env
 from tests.helpers.repo import Repo
 
 BENCH_RED = "benchmarks/ops/bench_reduction.py"
@@ -61,3 +64,31 @@ def test_all_files_asks_for_no_second_commit(repo: Repo) -> None:
         f"bench-op: rewrote 1 benchmark file to bind the current Op signatures ({BENCH_RED}): review them "
         "(git diff), then git add and commit them; `bench-op run --all-files` runs them."
     ), r.stdout
+
+
+def test_the_last_line_of_the_follow_up_stage_names_both_commits(repo: Repo) -> None:
+    _install(repo)
+    reduction_change(repo)
+    repo.git("add", "-A")
+    # One stream, as a terminal shows it: git sends a hook's output to its stderr, its summary to stdout.
+    r = subprocess.run(
+        ["git", "commit", "-m", "reduce: rows come from the input"],
+        cwd=repo.path,
+        env=child_env(None),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert r.returncode == 0, r.stdout
+    follow_up, yours = repo.git("rev-parse", "HEAD", "HEAD~1").split()
+    assert repo.log()[1] == "reduce: rows come from the input"
+    lines = r.stdout.splitlines()
+    ours = [ln for ln in lines if ln.startswith("bench-op: ")]
+    assert ours[-1] == (
+        f"bench-op: HEAD is now the follow-up commit {follow_up[:12]}, on top of your commit {yours[:12]}."
+    ), r.stdout
+    # git prints its own summary of the user's commit only after the hook has returned
+    summary = next(i for i, ln in enumerate(lines) if ln.startswith(f"[main {yours[:7]}"))
+    assert lines.index(ours[-1]) < summary, r.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 
 from benchop_hook.fixing.results import Finding, StaticResult, shown_call
+from benchop_hook.report.phrases import edits_text
 from benchop_hook.report.words import grouped, plural
 
 
@@ -14,12 +15,12 @@ def change_lines(result: StaticResult) -> list[str]:
         where = f"  ({c.path})" if c.path else ""
         out.append(f"  {c.headline()}{where}")
         if c.edits:
-            out.append("      " + "; ".join(e.explain() for e in c.edits))
+            out.append("      " + edits_text(e.as_json() for e in c.edits))
         for m in c.methods:
             out.append(
                 f"      .{m.name}{m.old_sig.render() if m.old_sig else '(?)'} -> "
                 f".{m.name}{m.new_sig.render() if m.new_sig else '(?)'}: "
-                + "; ".join(e.explain() for e in m.edits)
+                + edits_text(e.as_json() for e in m.edits)
             )
         if kids:
             out.append("      inherited by " + ", ".join(k.name for k in kids))

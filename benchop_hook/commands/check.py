@@ -36,7 +36,9 @@ def main(opts: Options) -> int:
 
         print(render_static(result, data, kind="check"))
     else:
-        print(render_check(result))
+        text = render_check(result, quiet=opts.quiet)
+        if text:
+            print(text)
     if opts.json:
         write_json(opts.json, data)
     summarize(opts, "check", data, label=target.label, diffs=static_diffs(result))

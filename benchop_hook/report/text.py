@@ -49,7 +49,11 @@ def finding_line(f: Finding, *, fixed_word: str = "fix") -> list[str]:
     return lines
 
 
-def render_check(result: StaticResult, *, wrote: bool = False) -> str:
+def render_check(result: StaticResult, *, wrote: bool = False, quiet: bool = False) -> str:
+    """The static pass's report. `quiet`: only what the exit status is about (the calls that are broken or
+    have a fix, and the summary that says what to do), nothing when that is nothing."""
+    if quiet:
+        return _quiet(result, wrote=wrote)
     lines: list[str] = []
     if result.target.mode == "all":
         # Against the current signatures: the changes history was read for are internal, not news.
@@ -71,6 +75,20 @@ def render_check(result: StaticResult, *, wrote: bool = False) -> str:
     for n in (*result.unresolved, *result.unknown):
         lines.append(f"{n.path}{f':{n.line}' if n.line else ''}: {n.call}: {n.reason}")
     lines.append(summary(result, wrote=wrote))
+    return "\n".join(lines)
+
+
+def _quiet(result: StaticResult, *, wrote: bool) -> str:
+    lines: list[str] = []
+    rewritten = {fr.path for fr in result.rewritten}
+    for fr in result.files:
+        if fr.path in rewritten:
+            lines.extend(f"{fr.path}: {note.text}" for note in fr.import_notes)
+        for f in fr.findings:
+            if f.needs_action or (f.plan is not None and f.plan.ops and f.fixed):
+                lines.extend(finding_line(f, fixed_word="fixed" if wrote and f.fixed else "fix"))
+    if lines:
+        lines.append(summary(result, wrote=wrote))
     return "\n".join(lines)
 
 

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from benchop_hook.report.digits import significant
+
 Key = tuple[str, str]  # (node id "path::case", number name)
 
 # unit -> (family, factor to the family's base unit, better direction: -1 lower, +1 higher)
@@ -266,8 +268,7 @@ def change_text(d: Delta | None) -> str:
 def fmt_value(v: float | None, unit: str) -> str:
     if v is None:
         return "-"
-    text = f"{v:.4g}" if abs(v) < 1e5 else f"{v:.3e}"
-    return f"{text} {unit}".strip()
+    return f"{significant(v)} {unit}".strip()
 
 
 def align_rows(rows: list[tuple[str, ...]], left: int = 1) -> list[str]:

@@ -223,10 +223,7 @@ def _static_only(
     pending = sum(1 for fr in runnable for f in fr.findings if f.runtime_candidate)
     note = f"; {pending} call(s) can only be checked by a run" if pending else ""
     n = len(written)
-    echo(
-        f"bench-op: static rewrite only ({why}): {n} benchmark file{'s' if n != 1 else ''} "
-        f"rewritten{note}."
-    )
+    echo(f"bench-op: static rewrite only ({why}): {n} benchmark file{'s' if n != 1 else ''} rewritten{note}.")
     blocked = bool(sel.hand)
     return RunOutcome(
         "blocked" if blocked else "fixed-not-run",
@@ -240,9 +237,7 @@ def _static_only(
     )
 
 
-def static_outcome(
-    fr: FileResult, content: bytes, reason: str, *, helper: bool = False
-) -> FileOutcome:
+def static_outcome(fr: FileResult, content: bytes, reason: str, *, helper: bool = False) -> FileOutcome:
     return FileOutcome(
         fr.path, status="not-run", reason=reason, fixes=tuple(fr.fix_lines()), content=content, helper=helper
     )

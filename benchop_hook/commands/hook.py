@@ -70,7 +70,7 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
     # What pre-commit passed chose the mode; it is no shard. The commit is the user's to make. The
     # benchmarks run here only when no follow-up stage will run them after the commit (pre-commit-run).
     later = _runs_after_commit(repo.root, cfg)
-    why = "--no-run" if opts.no_run else _not_run_here(repo.root, target, cfg)
+    why = "--no-run" if opts.no_run else (_not_run_here(repo.root, target, cfg) if later else "")
     opts = dataclasses.replace(opts, no_commit=True, files=(), only=only, no_run=opts.no_run or later)
     with early_pytest(repo.root, opts, cfg) as warm:
         from benchop_hook.fixing.static import static_pass
@@ -91,7 +91,9 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
     return run.exit_code
 
 
-AFTER_COMMIT = "the follow-up stage runs them after the commit"
+# Why a stage runs no benchmark, as its report says it (a user who passed no --no-run must not read it).
+AFTER_COMMIT = "the follow-up stage runs them after the commit"  # the pre-commit stage, with one installed
+NEVER = 'run-after-commit = "never" in [tool.bench-op]'  # the follow-up stage
 
 
 def _not_run_here(root: str, target: Target, cfg: config_mod.Config) -> str:
@@ -126,8 +128,6 @@ def _review(written: list[str], target: Target, not_run: str | None) -> str:
     )
 
 
-# Why the follow-up stage runs no benchmark, when the setting says so.
-NEVER = 'run-after-commit = "never" in [tool.bench-op]'
 LONG_RUN = 60.0  # seconds of a foreground follow-up stage after which the background setting is worth a hint
 
 

@@ -92,3 +92,24 @@ def test_the_last_line_of_the_follow_up_stage_names_both_commits(repo: Repo) -> 
     # git prints its own summary of the user's commit only after the hook has returned
     summary = next(i for i, ln in enumerate(lines) if ln.startswith(f"[main {yours[:7]}"))
     assert lines.index(ours[-1]) < summary, r.stdout
+
+
+def test_follow_up_stage_that_runs_nothing_names_the_setting(repo: Repo) -> None:
+    repo.replace("pyproject.toml", "[tool.bench-op]\n", '[tool.bench-op]\nrun-after-commit = "never"\n')
+    repo.commit("commit the static fixes without a run")
+    _install(repo)
+    reduction_change(repo)
+    repo.git("add", "-A")
+    r = subprocess.run(
+        ["git", "commit", "-m", "reduce"],
+        cwd=repo.path,
+        env=child_env(None),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "--no-run" not in r.stderr, r.stderr
+    assert 'fixed but not run (run-after-commit = "never" in [tool.bench-op])' in r.stderr, r.stderr
+    assert r.stderr.splitlines()[-1].startswith("bench-op: HEAD is now the follow-up commit "), r.stderr

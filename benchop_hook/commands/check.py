@@ -27,7 +27,8 @@ def main(opts: Options) -> int:
 
     # The same plan as `fix` and the follow-up commit (the rewrite is made, and not written): the same
     # calls counted, the same edit described.
-    passed = static_pass(repo, cfg, target, changes, bench_from=bench_source(target), only=opts.shard() or None)
+    shard = opts.shard() or None
+    passed = static_pass(repo, cfg, target, changes, bench_from=bench_source(target), only=shard)
     result = restrict(passed[0], opts.shard())
     from benchop_hook.commands.layout import warn_if_wrong
 
@@ -41,7 +42,9 @@ def main(opts: Options) -> int:
 
         print(render_static(result, data, kind="check"))
     else:
-        print(render_check(result))
+        text = render_check(result, quiet=opts.quiet)
+        if text:
+            print(text)
     if opts.json:
         write_json(opts.json, data)
     summarize(opts, "check", data, label=target.label, diffs=static_diffs(result))

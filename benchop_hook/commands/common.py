@@ -121,10 +121,12 @@ def run_settings(
     *,
     affected: bool = False,
     no_run: bool = False,
+    no_run_why: str = "--no-run",
     agent: Agent | None = None,
 ) -> RunSettings:
     """The run's settings, the command line over the config, checked: a bad value is a usage error whether
-    or not there turns out to be work, so this is asked before anything decides there is none."""
+    or not there turns out to be work, so this is asked before anything decides there is none. `no_run_why`:
+    what keeps the benchmarks from running, when the caller (not the flag) does."""
     from benchop_hook.run.job import settings
 
     split = None
@@ -159,6 +161,7 @@ def run_settings(
         split=split,
         agent=agent,
         op=opts.op,
+        no_run_why=no_run_why if no_run else "--no-run",
     )
 
 
@@ -171,6 +174,7 @@ def job_for(
     *,
     affected: bool = False,
     no_run: bool = False,
+    no_run_why: str = "--no-run",
     agent: bool = False,
 ) -> Job:
     """What the run layer is asked to do: the command line over the config, checked (a bad value is a
@@ -180,7 +184,7 @@ def job_for(
     from benchop_hook.run.job import Job
 
     chosen = person_agent(opts, repo, cfg) if agent else None
-    settings = run_settings(opts, cfg, affected=affected, no_run=no_run, agent=chosen)
+    settings = run_settings(opts, cfg, affected=affected, no_run=no_run, no_run_why=no_run_why, agent=chosen)
     return Job(repo, cfg, target, tuple(changes), settings)
 
 

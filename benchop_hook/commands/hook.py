@@ -80,6 +80,7 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
 
     follow_up = follow_up_installed(repo.root)
     later = _runs_after_commit(cfg, follow_up)
+    why = "--no-run" if opts.no_run else (_not_run_here(repo.root, target, cfg, follow_up) if later else "")
     opts = dataclasses.replace(opts, no_commit=True, files=(), only=only, no_run=opts.no_run or later)
     with early_pytest(repo.root, opts, cfg) as warm:
         from benchop_hook.commands.layout import warn_if_wrong
@@ -90,19 +91,14 @@ def _pre_commit(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config) 
         from benchop_hook.run.execute import echo, execute
         from benchop_hook.run.tree_guard import tree_guard
 
-        job = job_for(opts, repo, cfg, target, changes)
+        job = job_for(opts, repo, cfg, target, changes, no_run=opts.no_run, no_run_why=why)
         with repo_lock(repo.git_dir), tree_guard(repo.root, repo.git_dir, Paths(cfg).bench) as guard:
             static = static_pass(repo, cfg, target, changes, only=job.settings.only)
             warn_if_wrong(repo.root, cfg, found_nothing=target.mode == "all" and not static[0].checked_calls)
             run = execute(job, static, guard, warm=warm)
     echo(summary_line(run))
     if run.written:
-        n = len(run.written)
-        print(
-            f"bench-op: rewrote {n} benchmark file{'s' if n != 1 else ''} for the new Op interface "
-            f"({', '.join(sorted(run.written))}): review them (git diff), git add them, and commit again"
-            + ("; the follow-up stage runs them after the commit." if later else ".")
-        )
+        print(_review(sorted(run.written), target, why if opts.no_run else None))
         return EXIT_BLOCKED
     if run.exit_code == EXIT_BLOCKED:
         return _cannot_fix_here(run, follow_up)
@@ -127,6 +123,41 @@ def _cannot_fix_here(run: RunOutcome, follow_up: bool) -> int:
         "repairs it, and hands what is left to your coding agent."
     )
     return EXIT_BLOCKED
+
+
+# Why a stage runs no benchmark, as its report says it (a user who passed no --no-run must not read it).
+AFTER_COMMIT = "the follow-up stage runs them after the commit"  # the pre-commit stage, with one installed
+NEVER = 'run-after-commit = "never" in [tool.bench-op]'  # the follow-up stage
+
+
+def _not_run_here(root: str, target: Target, cfg: config_mod.Config, follow_up: bool) -> str:
+    """Why the pre-commit stage runs no benchmark, as the report names it (when it runs none)."""
+    if target.mode == "all":
+        # `pre-commit run --all-files`: no commit is in progress, and a commit of benchmark files alone
+        # starts no follow-up run.
+        return "the pre-commit stage runs no benchmark"
+    if follow_up and cfg.run_after_commit != "never":
+        return AFTER_COMMIT
+    return 'pre-commit-run = "false" in [tool.bench-op]'
+
+
+def _review(written: list[str], target: Target, not_run: str | None) -> str:
+    """What the user does with the files the pre-commit stage rewrote: a commit is in progress only for
+    staged changes (`pre-commit run --all-files` has none to make again). `not_run`: why they did not run
+    (the summary line above said it; this line says what runs them)."""
+    n = len(written)
+    files = f"{n} benchmark file{'s' if n != 1 else ''}"
+    if target.mode == "all":
+        later = "; `bench-op run --all-files` runs them" if not_run else ""
+        return (
+            f"bench-op: rewrote {files} to bind the current Op signatures ({', '.join(written)}): review "
+            f"them (git diff), then git add and commit them{later}."
+        )
+    later = f"; {AFTER_COMMIT}" if not_run == AFTER_COMMIT else ""
+    return (
+        f"bench-op: rewrote {files} for the new Op interface ({', '.join(written)}): review them "
+        f"(git diff), git add them, and commit again{later}."
+    )
 
 
 LONG_RUN = 60.0  # seconds of a foreground follow-up stage after which the background setting is worth a hint
@@ -154,7 +185,16 @@ def _detached(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, ba
     changes = gitrepo.range_changes(repo.root, base, commit)
     target = Target("range", base[:12], commit[:12], base, commit)
     after = cfg.run_after_commit
-    job = job_for(opts, repo, cfg, target, changes, affected=after == "affected", no_run=after == "never")
+    job = job_for(
+        opts,
+        repo,
+        cfg,
+        target,
+        changes,
+        affected=after == "affected",
+        no_run=after == "never",
+        no_run_why=NEVER,
+    )
     return run_detached(job)
 
 
@@ -243,7 +283,7 @@ def _run_follow_up(
         from benchop_hook.git.lock import repo_lock
         from benchop_hook.report.as_json import run_json
         from benchop_hook.report.out import write_json
-        from benchop_hook.report.run import summary_line
+        from benchop_hook.report.run import follow_up_line, summary_line
         from benchop_hook.run.execute import echo
 
         with repo_lock(repo.git_dir):
@@ -256,6 +296,7 @@ def _run_follow_up(
                 changes,
                 affected=after == "affected",
                 no_run=after == "never",
+                no_run_why=NEVER,
                 agent=True,
             )
             run = run_and_maybe_commit(job, merge_done=merge, flow_done=flow_done, warm=warm)
@@ -271,6 +312,10 @@ def _run_follow_up(
             "bench-op: no follow-up commit for the blocked files; your commit stays as it is. "
             f"Fix the reason above, then run `{hint}`."
         )
+    if run.commit and target.to_rev:
+        # Last: git prints its own summary of the user's commit only after this hook returns, and that
+        # line must not be the one that seems to name HEAD.
+        print(follow_up_line(run.commit, target.to_rev))
     if opts.json:
         write_json(opts.json, run_json(run, target))
     return run.exit_code

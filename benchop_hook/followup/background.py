@@ -283,22 +283,3 @@ def mark_seen(repo: RepoPaths) -> None:
     for s in states(repo):
         if s.status != "running" and not s.seen:
             write_state(repo, replace(s, seen=True))
-
-
-def status_lines(repo: RepoPaths, limit: int = 5) -> list[str]:
-    """What `bench-op status` prints: runs going on, then the last ones that finished."""
-    out = []
-    for s in states(repo)[:limit]:
-        running = s.status == "running" and alive(s.pid)
-        word = "running" if running else ("stopped" if s.status == "running" else s.status)
-        extra = (
-            f" -> follow-up {s.follow_up[:12]}"
-            if s.follow_up
-            else (f"; `{apply_command(s.patch)}`" if s.patch else "")
-        )
-        why = f" ({s.reason})" if s.reason and not running else ""
-        out.append(
-            f"{s.commit[:12]}  {word}{extra}{why}  started {s.started}  "
-            f"log {os.path.relpath(s.log, repo.root)}"
-        )
-    return out

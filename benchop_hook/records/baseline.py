@@ -11,7 +11,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from benchop_hook.report.digits import significant
+
 Key = tuple[str, str]  # (node id "path::case", number name)
+
+# A time below a microsecond is under what a GPU's event timer or a host clock resolves: its runs' spread as
+# a percentage of it measures the timer, not the kernel.
+TINY_MS = 1e-3
 
 # unit -> (family, factor to the family's base unit, better direction: -1 lower, +1 higher)
 _UNITS: dict[str, tuple[str, float, int]] = {
@@ -73,6 +79,28 @@ class Delta:
     new_runs: tuple[float, ...] = ()
 
     @property
+    def spread(self) -> float | None:
+        """The absolute run-to-run spread, in `unit`: the wider side's max - min (None: not repeated)."""
+        if self.noise is None:
+            return None
+        return max(max(r) - min(r) for r in (self.old_runs, self.new_runs) if r)
+
+    @property
+    def relative_noise(self) -> bool:
+        """Whether a percentage says this case's noise: not past 100%, and not of a time under the timer's
+        resolution (a few runs of a 0.1 us kernel read as ±144700%)."""
+        if self.noise is None or self.noise > 1.0:
+            return False
+        ms = convert(self.old if self.old is not None else 0.0, self.unit, "ms")
+        return ms is None or ms >= TINY_MS
+
+    def noise_text(self) -> str:
+        """This case's noise as a reader can weigh it: a percentage, or an absolute spread."""
+        if self.relative_noise:
+            return f"±{(self.noise or 0) * 100:.0f}%"
+        return f"runs spread over {significant(self.spread or 0.0)} {self.unit}".rstrip()
+
+    @property
     def worse_by(self) -> float:
         """How much worse, as a positive fraction (negative when better)."""
         d = direction(self.unit)
@@ -92,6 +120,7 @@ class Delta:
         }
         if self.noise is not None:
             out["noise"] = _round(self.noise)
+            out["spread"] = self.spread
         return out
 
 
@@ -125,8 +154,18 @@ class Comparison:
 
     @property
     def noise(self) -> float | None:
-        values = [d.noise for d in self.deltas if d.noise is not None]
+        """The widest relative spread among the cases a percentage describes."""
+        values = [d.noise for d in self.deltas if d.noise is not None and d.relative_noise]
         return max(values) if values else None
+
+    @property
+    def spreads(self) -> dict[str, float]:
+        """Per unit, the widest absolute spread among the cases a percentage does not describe."""
+        out: dict[str, float] = {}
+        for d in self.deltas:
+            if d.noise is not None and not d.relative_noise and d.spread is not None:
+                out[d.unit] = max(out.get(d.unit, 0.0), d.spread)
+        return out
 
     def as_json(self) -> dict[str, object]:
         missing = [
@@ -141,6 +180,7 @@ class Comparison:
             "threshold": self.threshold,
             "repeats": self.repeats,
             "noise": _round(self.noise),
+            "spreads": self.spreads,
             "no_counterpart": missing,
         }
 
@@ -212,6 +252,8 @@ def compare(new: Samples, old: Samples, *, threshold: float, repeated: bool) -> 
         change = new_value / old_value - 1.0
         s_old, s_new = spread(old_runs), spread(new_runs)
         noise = max(s_old, s_new) if repeated and s_old is not None and s_new is not None else None
+        # Runs that overlap the parent's: some run of the new side was as good as one of the old.
+        overlap = min(new_runs) <= max(old_runs) and min(old_runs) <= max(new_runs)
         out.append(
             Delta(
                 nodeid,
@@ -221,7 +263,7 @@ def compare(new: Samples, old: Samples, *, threshold: float, repeated: bool) -> 
                 new_value,
                 change,
                 noise,
-                judge(change, unit, threshold, noise),
+                judge(change, unit, threshold, noise, overlap=overlap),
                 old_runs,
                 new_runs,
             )
@@ -229,7 +271,8 @@ def compare(new: Samples, old: Samples, *, threshold: float, repeated: bool) -> 
     return tuple(out)
 
 
-def judge(change: float, unit: str, threshold: float, noise: float | None) -> str:
+def judge(change: float, unit: str, threshold: float, noise: float | None, *, overlap: bool = False) -> str:
+    """`overlap`: the two sides' runs overlap (a run of one side lies within the other's range)."""
     d = direction(unit)
     if d is None:
         return "changed"
@@ -238,6 +281,8 @@ def judge(change: float, unit: str, threshold: float, noise: float | None) -> st
         return "same"
     if noise is not None and abs(change) <= noise:
         return "noise"  # past the threshold, but no further than the runs of one side differ among themselves
+    if overlap:
+        return "noise"  # the medians moved, but the runs of the two sides are not apart
     return "regression" if worse > 0 else "improvement"
 
 
@@ -259,15 +304,14 @@ def change_text(d: Delta | None) -> str:
     elif d.verdict == "improvement":
         text += " better"
     elif d.verdict == "noise":
-        text += f" within noise (±{(d.noise or 0) * 100:.0f}%)"
+        text += f" within noise ({d.noise_text()})" if d.noise is not None else " within noise (runs overlap)"
     return text
 
 
 def fmt_value(v: float | None, unit: str) -> str:
     if v is None:
         return "-"
-    text = f"{v:.4g}" if abs(v) < 1e5 else f"{v:.3e}"
-    return f"{text} {unit}".strip()
+    return f"{significant(v)} {unit}".strip()
 
 
 def align_rows(rows: list[tuple[str, ...]], left: int = 1) -> list[str]:
@@ -313,10 +357,9 @@ def terminal_lines(c: Comparison) -> list[str]:
                 )
         lines.extend("  " + r for r in align_rows(rows))
     if c.repeats > 1:
-        noise = c.noise
         lines.append(
-            f"bench-op: run-to-run noise: up to ±{(noise or 0) * 100:.1f}% ({c.repeats} runs each "
-            "side; a change no larger than that is marked 'within noise')"
+            f"bench-op: run-to-run noise: {noise_words(c.noise, c.spreads)} ({c.repeats} runs each side; a "
+            "change no larger than that, or runs that overlap the parent's, are marked 'within noise')"
         )
     elif c.source == "notes":
         lines.append("bench-op: run-to-run noise: not measured (the baseline is a recorded single run)")
@@ -335,6 +378,17 @@ def terminal_lines(c: Comparison) -> list[str]:
     else:
         lines.append(f"bench-op: no regression over {c.threshold * 100:.0f}% against the parent.")
     return lines
+
+
+def noise_words(noise: float | None, spreads: Mapping[str, float]) -> str:
+    """The noise of a comparison: a percentage over the cases it describes, and absolute spreads where a
+    percentage would mislead (past 100%, or of times under the timer's resolution)."""
+    parts = [f"up to ±{noise * 100:.1f}%"] if noise is not None else []
+    if spreads:
+        where = "elsewhere, " if parts else ""
+        shown = ", ".join(f"{significant(v)} {u}".rstrip() for u, v in sorted(spreads.items()))
+        parts.append(f"{where}runs spread over up to {shown}")
+    return "; ".join(parts) or "not measured"
 
 
 def decorate_json(data: dict[str, Any], c: Comparison) -> dict[str, Any]:

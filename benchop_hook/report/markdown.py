@@ -8,9 +8,10 @@ numbers table (against the parent with `--baseline`, regressions first). Long pa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from benchop_hook.records.baseline import fmt_value
+from benchop_hook.records.baseline import fmt_value, noise_words
 from benchop_hook.report.reports import Bench, Call, Measured, Report, grouped
 from benchop_hook.report.words import plural
 
@@ -208,6 +209,15 @@ def _plain_rows(r: Report) -> tuple[list[str], list[str]]:
     return head, rows
 
 
+def _noise(base: Mapping[str, Any]) -> str:
+    noise = base.get("noise")
+    spreads = base.get("spreads")
+    return noise_words(
+        float(noise) if isinstance(noise, (int, float)) else None,
+        {str(u): float(v) for u, v in spreads.items()} if isinstance(spreads, dict) else {},
+    )
+
+
 def numbers_lines(r: Report) -> list[str]:
     if not any(b.numbers for b in r.benchmarks):
         return []
@@ -220,7 +230,7 @@ def numbers_lines(r: Report) -> list[str]:
         note = (
             f"{plural(regs, 'regression')} over {float(base.get('threshold') or 0.1) * 100:.0f}%"
             f"{', listed first' if regs else ''}; {base.get('repeats', 1)} run(s) each side"
-            + (f", noise up to ±{float(base['noise']) * 100:.1f}%" if base.get("noise") is not None else "")
+            + (f", noise {_noise(base)}" if base.get("noise") is not None or base.get("spreads") else "")
             + f" ({base.get('source', 'run')}, {base.get('device', '?')})."
         )
         out = [title, "", note, ""]

@@ -126,7 +126,11 @@ def merge_reports(reports: Sequence[Report], names: Sequence[str]) -> dict[str, 
     if baselines:
         noise = [b["noise"] for b in baselines if isinstance(b.get("noise"), (int, float))]
         out["regressions"] = [dict(g) for r in reports for g in r.regressions]
-        out["baseline"] = {**baselines[0], "noise": max(noise) if noise else None}
+        spreads: dict[str, float] = {}
+        for b in baselines:
+            for unit, v in (b.get("spreads") or {}).items():
+                spreads[unit] = max(spreads.get(unit, 0.0), float(v))
+        out["baseline"] = {**baselines[0], "noise": max(noise) if noise else None, "spreads": spreads}
     out["diffs"] = {p: d for r in reports for p, d in sorted(r.diffs.items())}
     out["merged"] = {"reports": len(reports), "shards": sorted(r.shard.index for r in reports if r.shard)}
     return out

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from benchop_hook.errors import UsageError
+from benchop_hook.report.phrases import edit_phrases
 from benchop_hook.run.shards import Share
 
 Json = Mapping[str, Any]
@@ -38,7 +39,7 @@ class Change:
     old_signature: str | None
     new_signature: str | None
     via_base: str | None
-    edits: tuple[str, ...]  # each edit in words
+    edits: tuple[str, ...]  # the edits in words, those of one kind said once
     methods: tuple[str, ...]  # each changed method, in words
     raw: Json = field(compare=False)
 
@@ -169,7 +170,7 @@ def _change(d: Json) -> Change:
         _text(d, "old_signature"),
         _text(d, "new_signature"),
         _text(d, "via_base"),
-        tuple(str(e.get("text", "")) for e in d.get("edits") or () if isinstance(e, Mapping)),
+        tuple(edit_phrases(e for e in d.get("edits") or () if isinstance(e, Mapping))),
         methods,
         d,
     )

@@ -80,3 +80,9 @@ def summary_line(run: RunOutcome) -> str:
     )
     lead = "" if (run.status == "blocked" and len(parts) == 1 and bad) else f"{word}: "
     return f"bench-op: {lead}{text}."
+
+
+def follow_up_line(follow_up: str, yours: str) -> str:
+    """The follow-up stage's last line: both commits by name, since git's `[branch sha]` line for the user's
+    commit comes after the hook's output and names the user's commit, not HEAD."""
+    return f"bench-op: HEAD is now the follow-up commit {follow_up[:12]}, on top of your commit {yours[:12]}."

@@ -7,6 +7,7 @@ import difflib
 from benchop_hook.fixing.results import Finding, StaticResult, shown_call
 from benchop_hook.git.target import Target
 from benchop_hook.program import command, word
+from benchop_hook.report.phrases import edits_text
 from benchop_hook.report.words import grouped, plural
 
 
@@ -16,12 +17,12 @@ def change_lines(result: StaticResult) -> list[str]:
         where = f"  ({c.path})" if c.path else ""
         out.append(f"  {c.headline()}{where}")
         if c.edits:
-            out.append("      " + "; ".join(e.explain() for e in c.edits))
+            out.append("      " + edits_text(e.as_json() for e in c.edits))
         for m in c.methods:
             out.append(
                 f"      .{m.name}{m.old_sig.render() if m.old_sig else '(?)'} -> "
                 f".{m.name}{m.new_sig.render() if m.new_sig else '(?)'}: "
-                + "; ".join(e.explain() for e in m.edits)
+                + edits_text(e.as_json() for e in m.edits)
             )
         if kids:
             out.append("      inherited by " + ", ".join(k.name for k in kids))
@@ -56,9 +57,14 @@ def _rules(ids: tuple[str, ...]) -> str:
     return f"  [{' '.join(ids)}]" if ids else ""
 
 
-def render_check(result: StaticResult, *, wrote: bool = False, hint: bool = True) -> str:
+def render_check(
+    result: StaticResult, *, wrote: bool = False, hint: bool = True, quiet: bool = False
+) -> str:
     """The static pass's report. `hint`: end on the command that applies the fix (not where bench-op applies
-    it itself, as the background run does)."""
+    it itself, as the background run does). `quiet`: only what the exit status is about (the calls that are
+    broken or have a fix, and the summary that says what to do), nothing when that is nothing."""
+    if quiet:
+        return _quiet(result, wrote=wrote, hint=hint)
     lines: list[str] = []
     if result.target.mode == "all":
         # Against the current signatures: the changes history was read for are internal, not news.
@@ -88,6 +94,20 @@ def fix_command(target: Target) -> str:
     if target.mode == "range":
         return command(f"fix --from-ref {word(target.from_ref or '')} --to-ref {word(target.to_ref or '')}")
     return command("fix --all-files" if target.mode == "all" else "fix")
+
+
+def _quiet(result: StaticResult, *, wrote: bool, hint: bool = True) -> str:
+    lines: list[str] = []
+    rewritten = {fr.path for fr in result.rewritten}
+    for fr in result.files:
+        if fr.path in rewritten:
+            lines.extend(f"{fr.path}: {note.text}" for note in fr.import_notes)
+        for f in fr.findings:
+            if f.needs_action or (f.plan is not None and f.plan.ops and f.fixed):
+                lines.extend(finding_line(f, fixed_word="fixed" if wrote and f.fixed else "fix"))
+    if lines:
+        lines.append(summary(result, wrote=wrote, hint=hint))
+    return "\n".join(lines)
 
 
 def _all_files_tail(result: StaticResult) -> str:

@@ -122,7 +122,8 @@ def _execute(
     )
     runnable, excluded = write(sel, guard, prepare)
     if interp is None:
-        return replace(_static_only(result, sel, runnable, excluded, guard, finalize), share=share)
+        static_only = _static_only(result, sel, runnable, excluded, guard, finalize, job.settings.no_run_why)
+        return replace(static_only, share=share)
     outcomes, seconds = run(_Env(job, ctx, guard, interp, warm), sel, runnable)
     outcomes, comps, written = settle(outcomes, guard, job.repo.git_dir, finalize=finalize)
     for o in outcomes:
@@ -210,8 +211,10 @@ def _static_only(
     excluded: Excluded,
     guard: TreeGuard,
     finalize: bool,
+    why: str,
 ) -> RunOutcome:
-    """--no-run: the static rewrite is the result."""
+    """No run (`why`: --no-run, or the stage or setting that leaves it to later): the static rewrite is the
+    result."""
     outcomes: list[FileOutcome] = []
     written: dict[str, bytes] = {}
     for fr in runnable:
@@ -219,14 +222,11 @@ def _static_only(
             guard.keep(fr.path)
         if fr.path in guard.current:
             written[fr.path] = guard.current[fr.path]
-            outcomes.append(static_outcome(fr, guard.current[fr.path]))
+            outcomes.append(static_outcome(fr, guard.current[fr.path], why))
     pending = sum(1 for fr in runnable for f in fr.findings if f.runtime_candidate)
     note = f"; {pending} call(s) can only be checked by a run" if pending else ""
     n = len(written)
-    echo(
-        f"bench-op: static rewrite only (--no-run): {n} benchmark file{'s' if n != 1 else ''} "
-        f"rewritten{note}."
-    )
+    echo(f"bench-op: static rewrite only ({why}): {n} benchmark file{'s' if n != 1 else ''} rewritten{note}.")
     blocked = bool(sel.hand)
     return RunOutcome(
         "blocked" if blocked else "fixed-not-run",
@@ -240,9 +240,7 @@ def _static_only(
     )
 
 
-def static_outcome(
-    fr: FileResult, content: bytes, reason: str = "--no-run", *, helper: bool = False
-) -> FileOutcome:
+def static_outcome(fr: FileResult, content: bytes, reason: str, *, helper: bool = False) -> FileOutcome:
     return FileOutcome(
         fr.path, status="not-run", reason=reason, fixes=tuple(fr.fix_lines()), content=content, helper=helper
     )

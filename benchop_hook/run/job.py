@@ -37,6 +37,9 @@ class RunSettings:
     op: str | None = None  # only the calls of this Op class (and its successor)
     # where `python` came from, for the user: a background run is handed the interpreter resolved before
     python_from: str = "--python"
+    # Why nothing runs, as the report names it: the flag, or the stage or setting that leaves the run to
+    # later (a user who passed no flag must not read "--no-run").
+    no_run_why: str = "--no-run"
 
 
 def settings(
@@ -56,6 +59,7 @@ def settings(
     split: tuple[int, int] | None = None,
     agent: Agent | None = None,
     op: str | None = None,
+    no_run_why: str = "--no-run",
 ) -> RunSettings:
     """The command line's values over the config's, checked: a bad value is a usage error whether or not
     there turns out to be work."""
@@ -84,6 +88,7 @@ def settings(
         split=split,
         agent=agent,
         op=op,
+        no_run_why=no_run_why,
     )
 
 

@@ -8,6 +8,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from benchop_hook.report.digits import rounded_away, significant
+
 
 @dataclass(frozen=True)
 class Number:
@@ -15,8 +17,8 @@ class Number:
     name: str  # latency, tflops, bandwidth (or the property's own name)
     value: float
     unit: str
-    # The digits the benchmark wrote: a value it rounded to zero ('0.00' TFLOPS) is shown with the
-    # precision it was written with, not as a bare 0 that reads like a measurement of nothing.
+    # The digits the benchmark wrote: a value it rounded to zero ('0.00' TFLOPS) is shown with the bound
+    # that precision tells ('<0.01'), not as a bare 0 that reads like a measurement of nothing.
     text: str | None = field(default=None, compare=False)
 
     def as_json(self) -> dict[str, object]:
@@ -24,9 +26,9 @@ class Number:
 
     def render(self) -> str:
         v = self.value
-        if v == 0 and self.text:
-            return f"{self.text} {self.unit}".strip()  # what a benchmark that rounds wrote: '0.00', not '0'
-        text = f"{v:.4g}" if abs(v) < 1e5 else f"{v:.3e}"
+        # A value the benchmark rounded to zero ('0.00') is shown as the bound it tells ('<0.01'), not as
+        # a bare 0, nor as its row of zeros.
+        text = rounded_away(self.text) if v == 0 and self.text else significant(v)
         return f"{text} {self.unit}".strip()
 
 

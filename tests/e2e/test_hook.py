@@ -125,8 +125,8 @@ def test_pre_commit_run_all_files_fixes_and_fails(tmp_path, project_rev, pre_com
     commit_without_bench_op(repo, "reduce: rows come from the input")  # the benchmark is broken now
     r = pre_commit(repo, "run", "bench-op", "--all-files", home=pre_commit_home)
     assert r.returncode == 1
-    assert "rewrote 1 benchmark file for the new Op interface" in r.stdout
-    assert "git add them, and commit again" in r.stdout
+    assert "rewrote 1 benchmark file to bind the current Op signatures" in r.stdout
+    assert "then git add and commit them" in r.stdout and "commit again" not in r.stdout
     assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
     assert repo.git("diff", "--cached") == "", "pre-commit's convention: the staging area is never touched"
 

@@ -14,7 +14,7 @@ import pytest
 
 from benchop_hook.commands.history import selects
 from benchop_hook.records import notes
-from benchop_hook.records.baseline import compare, judge
+from benchop_hook.records.baseline import Comparison, change_text, compare, judge, noise_words, terminal_lines
 from tests.helpers import process
 from tests.helpers.changes import REDUCTION_N_DIM
 from tests.helpers.repo import PROJECT, Repo
@@ -263,6 +263,48 @@ def test_compare_and_merge_are_pure() -> None:
         and selects("p.py::t[1]", "p.py::t")
         and not selects("p.py::tt", "p.py::t")
     )
+
+
+def _runs(*values: float) -> list[tuple[float, str]]:
+    return [(v, "ms") for v in values]
+
+
+def test_runs_that_overlap_the_parents_are_no_regression() -> None:
+    # the median moved 50%, more than either side's spread (30%), but a new run is as fast as an old one
+    apart = {("f::a", "latency"): _runs(1.0, 1.0, 1.3)}
+    ds = compare({("f::a", "latency"): _runs(1.3, 1.5, 1.5)}, apart, threshold=0.1, repeated=True)
+    assert ds[0].verdict == "noise" and change_text(ds[0]).endswith("within noise (±30%)"), ds
+    ds = compare({("f::a", "latency"): _runs(1.4, 1.5, 1.5)}, apart, threshold=0.1, repeated=True)
+    assert ds[0].verdict == "regression", ds
+    assert judge(0.5, "ms", 0.1, 0.3, overlap=True) == "noise" and judge(0.5, "ms", 0.1, 0.3) == "regression"
+
+
+def test_noise_a_percentage_cannot_say_is_an_absolute_spread() -> None:
+    """A noisy machine: a tiny kernel's runs at 0.0001 ms and one at 0.1448 ms read as ±144700%; a
+    0.0024 ms difference between runs that overlap is no regression."""
+    new = {
+        ("f::tiny", "latency"): _runs(0.0001, 0.0001, 0.1448),
+        ("f::small", "latency"): _runs(0.0029, 0.0052, 0.0060),
+        ("f::big", "latency"): _runs(10.0, 10.2, 10.4),
+    }
+    old = {
+        ("f::tiny", "latency"): _runs(0.0001, 0.0001, 0.0001),
+        ("f::small", "latency"): _runs(0.0024, 0.0028, 0.0030),
+        ("f::big", "latency"): _runs(10.0, 10.1, 10.2),
+    }
+    c = Comparison("p" * 40, "run", "cpu", 0.1, 3, compare(new, old, threshold=0.1, repeated=True))
+    assert c.regressions == [], c.deltas
+    small = c.get("f::small", "latency")
+    assert small is not None and small.verdict == "noise"
+    # +86% is past either side's spread (60%): only the overlap (0.0029 ms new, 0.0030 ms old) says noise
+    assert change_text(small) == "+85.7% within noise (±60%)"
+    assert c.noise == pytest.approx(0.596, abs=0.001) and c.spreads == {"ms": pytest.approx(0.1447)}
+    line = next(ln for ln in terminal_lines(c) if "run-to-run noise" in ln)
+    assert "up to ±59.6%; elsewhere, runs spread over up to 0.145 ms (3 runs each side" in line, line
+    assert "1447" not in line and "144700" not in line
+    tiny = c.get("f::tiny", "latency")
+    assert tiny is not None and not tiny.relative_noise and tiny.noise_text() == "runs spread over 0.145 ms"
+    assert noise_words(None, {"ms": 0.0024}) == "runs spread over up to 0.0024 ms"
 
 
 def test_editable_install_still_measures_the_parent(repo: Repo, tmp_path: Path) -> None:

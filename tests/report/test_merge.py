@@ -148,10 +148,21 @@ def test_baselines_merge_with_the_largest_noise() -> None:
     base = {"parent": "a" * 40, "source": "run", "device": "H200", "threshold": 0.1, "repeats": 3}
     one = _shard(1, "done", [_bench("x.py", "passed")], regressions=[reg], baseline={**base, "noise": 0.02})
     two = _shard(2, "done", [_bench("z.py", "passed")], regressions=[], baseline={**base, "noise": 0.05})
-    three = _shard(3, "done", [_bench("w.py", "passed")], regressions=[], baseline={**base, "noise": None})
+    three = _shard(
+        3,
+        "done",
+        [_bench("w.py", "passed")],
+        regressions=[],
+        baseline={**base, "noise": None, "spreads": {"ms": 0.1447}},
+    )
     merged = _merge(one, two, three)
     assert merged["regressions"] == [reg]
-    assert merged["baseline"]["noise"] == 0.05
+    assert merged["baseline"]["noise"] == 0.05 and merged["baseline"]["spreads"] == {"ms": 0.1447}
+    from benchop_hook.report.markdown import render_markdown
+
+    summary = render_markdown(read_report(merged))
+    # the spread a percentage cannot say is an absolute time, never '±14470%'
+    assert "noise up to ±5.0%; elsewhere, runs spread over up to 0.145 ms (run, H200)." in summary, summary
 
 
 def test_what_cannot_be_merged_is_a_usage_error() -> None:

@@ -27,7 +27,7 @@ def _state(repo: Repo, commit: str, **more: str) -> State:
 def test_status_lines_fit_a_terminal(repo: Repo) -> None:
     assert len(BLOCKED) > 600
     paths = find_repo(str(repo.path))
-    patches = ", ".join(
+    patches = "\n".join(  # a state file keeps its patches one a line
         os.path.join(paths.git_dir, "bench-op", "patches", f"benchmarks_ops_bench_{n}.py.patch")
         for n in ("reduction", "norm", "gemm", "attention")
     )

@@ -80,6 +80,7 @@ def test_classes_reach_op_cls_through_fixtures(repo: Repo, source: str) -> None:
     reduction_change(repo)
     repo.git("add", "-A")
     r = repo.cli("check")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert "benchmarks/ops/bench_fixture.py:" in r.stdout, r.stdout
     assert "fix: op_cls(N=n, dtype=torch.float32)" in r.stdout, r.stdout
     assert "[reached through parametrize]" in r.stdout

@@ -35,6 +35,7 @@ def test_renamed_op_rewrites_imports_and_uses(repo: Repo) -> None:
     repo.write("src/minitile/ops/simple.py", RENAMED)
     repo.git("add", "-A")
     r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
     text = repo.read("benchmarks/ops/bench_simple.py")
     assert "from minitile.ops.simple import SumFwdOp\n" in text
     assert "op = SumFwdOp(64, 256, torch.float32)" in text
@@ -87,6 +88,7 @@ def test_renamed_op_file_is_followed(repo: Repo) -> None:
     repo.write("src/minitile/ops/reductions.py", REDUCTION_N_DIM)
     repo.git("add", "-A")
     r = repo.cli("check")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert "ReduceOp(M, N, dtype, tune=False) -> ReduceOp(N, dtype, dim=-1, *, tune=False)" in r.stdout
     assert "fix: SumFwdOp(N, dtype)" in r.stdout
 

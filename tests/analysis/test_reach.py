@@ -63,6 +63,7 @@ def test_indirect_construction_is_followed(repo: Repo) -> None:
     reduction_change(repo)
     repo.git("add", "-A")
     r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout + r.stderr
     text = repo.read("benchmarks/ops/bench_indirect.py")
     assert (
         "    op = op_cls(256, torch.float32)\n    x = randn(64, 256)\n    report(record_property, kind"
@@ -98,6 +99,7 @@ def test_changed_forward_signature_reaches_calls_on_the_op(repo: Repo) -> None:
     )
     repo.git("add", "-A")
     r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert "forward" in r.stdout
     assert "ms = time_ms(op, x, w)" in repo.read(
         "benchmarks/ops/bench_norm.py"
@@ -123,6 +125,7 @@ def test_a_call_written_in_the_same_change_is_judged_against_the_new_signature_o
     )
     repo.git("add", "-A")
     r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout + r.stderr
     # written for the new signature, and it does not bind it: reported, never rewritten from the old one
     assert "this call was written in this change for the new signature" in r.stdout, r.stdout
     assert "    op(x, w)\n" in repo.read("benchmarks/ops/bench_norm_direct.py")

@@ -54,8 +54,10 @@ def test_renamed_keyword(repo: Repo) -> None:
     repo.replace("src/minitile/ops/norm.py", "self.hidden = hidden", "self.hidden = dim")
     repo.git("add", "-A")
     r = repo.cli("check")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert "'hidden' renamed to 'dim'" in r.stdout
     r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert "op = RMSNormOp(M, dim=hidden, dtype=torch.float32)" in repo.read("benchmarks/ops/bench_norm.py")
 
 
@@ -67,6 +69,7 @@ def test_reordered_parameters(repo: Repo) -> None:
     )
     repo.git("add", "-A")
     r = repo.cli("check")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert "'N' moved from position 1 to 2" in r.stdout
     assert "argument N now reaches 'K' instead of 'N'" in r.stdout
     repo.cli("fix")
@@ -104,6 +107,7 @@ def test_splatted_call_is_unknown_and_untouched(repo: Repo) -> None:
     reduction_change(repo)
     repo.git("add", "-A")
     r = repo.cli("check")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert (
         "benchmarks/ops/bench_splat.py:8: SumFwdOp(**params): passes *args/**kwargs, so only a run can tell"
         in r.stdout
@@ -142,7 +146,8 @@ def test_json_report(repo: Repo, tmp_path) -> None:
     reduction_change(repo)
     repo.git("add", "-A")
     out = tmp_path / "report.json"
-    repo.cli("check", "--json", str(out))
+    r = repo.cli("check", "--json", str(out))
+    assert r.returncode == 1, r.stdout + r.stderr
     data = json.loads(out.read_text())
     assert data["status"] == "broken"
     assert data["changes"][0]["old_signature"] == "(M, N, dtype, tune=False)"

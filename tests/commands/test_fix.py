@@ -22,6 +22,7 @@ def test_fix_diff_prints_and_writes_nothing(repo: Repo) -> None:
     repo.git("add", "-A")
     before = repo.snapshot()
     r = repo.cli("fix", "--diff")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert "-    op = SumFwdOp(M, N, dtype)\n+    op = SumFwdOp(N, dtype)" in r.stdout
     assert repo.snapshot() == before
 
@@ -144,6 +145,7 @@ def test_syntax_error_is_named_and_other_files_still_fixed(repo: Repo) -> None:
     reduction_change(repo)
     repo.git("add", "-A")
     r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert (
         "skipped benchmarks/ops/bench_broken.py (line 3: invalid syntax); the other files were handled."
         in r.stdout
@@ -168,6 +170,7 @@ def test_unreadable_benchmark_is_named_and_others_fixed(repo: Repo, kind: str, w
     repo.commit("odd files")
     stage_reduction_change(repo)
     r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert "skipped benchmarks/ops/bench_bad.py" in r.stdout and why in r.stdout
     assert (repo.path / "benchmarks/ops/bench_bad.py").read_bytes() == data
     assert "op = SumFwdOp(N, dtype)" in repo.read(BENCH_RED)
@@ -215,6 +218,7 @@ def test_symlinked_benchmark_is_never_written_through(tmp_path: Path, repo: Repo
     repo.commit("a linked benchmark")
     stage_reduction_change(repo)
     r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert "skipped benchmarks/ops/bench_link.py (a symlink; bench-op never writes through one" in r.stdout
     assert "SumFwdOp(4, 8, torch.float32)" in outside.read_text()
     assert (repo.path / "benchmarks/ops/bench_link.py").is_symlink()

@@ -20,6 +20,7 @@ def test_changed_default_is_pinned(repo: Repo) -> None:
     _default_change(repo)
     repo.git("add", "-A")
     r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert "op = RMSNormOp(M, hidden=hidden, dtype=torch.float32, eps=1e-6)" in repo.read(
         "benchmarks/ops/bench_norm.py"
     )
@@ -49,6 +50,7 @@ def test_pin_defaults_false(repo: Repo) -> None:
     _default_change(repo)
     repo.git("add", "-A")
     r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert "eps=1e-6" not in repo.read("benchmarks/ops/bench_norm.py")
     assert "not pinned (pin-defaults = false)" in r.stdout
 

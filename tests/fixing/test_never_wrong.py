@@ -79,6 +79,7 @@ def test_a_tests_value_with_no_pair_is_no_constant_either(repo: Repo) -> None:
     )
     repo.git("add", "-A")
     r = repo.cli("check")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert "normalized_shape=(64,)" not in r.stdout, r.stdout
 
 
@@ -262,6 +263,7 @@ def test_the_tests_whole_edit_is_repeated_not_half_of_it(repo: Repo) -> None:
     )
     repo.git("add", "-A")
     r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
     text = repo.read("benchmarks/ops/bench_collect.py")
     assert 'CollectOp(64, policy="cpu", offload=True)' in text, r.stdout + text
 
@@ -302,6 +304,7 @@ def test_classes_moved_into_a_merged_module_are_followed(repo: Repo) -> None:
     repo.write("workloads/cases.py", "".join(MERGED_BEFORE.values()))
     repo.git("add", "-A")
     r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert "removed with no successor" not in r.stdout, r.stdout
     text = repo.read("benchmarks/ops/bench_cases.py")
     assert "from workloads.cases import NormCase" in text and "from workloads.cases import SumCase" in text, (
@@ -343,6 +346,7 @@ def test_a_guarded_call_is_left_to_the_run_in_a_range_as_in_all_files(repo: Repo
     reduction_change(repo)
     repo.git("add", "-A")
     r = repo.cli("check")
+    assert r.returncode == 1, r.stdout + r.stderr
     line = next((ln for ln in r.stdout.splitlines() if "bench_guarded.py:13" in ln), "")
     assert "unknown: the run decides" in line and 'only under `if "rows" in inspect' in line, r.stdout
     assert "fix it by hand" not in "\n".join(ln for ln in r.stdout.splitlines() if "bench_guarded" in ln)
@@ -372,6 +376,7 @@ def test_a_template_learned_without_a_choice_is_not_used_with_it(repo: Repo) -> 
     )
     repo.git("add", "-A")
     r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout + r.stderr
     text = repo.read("benchmarks/ops/bench_gemm.py")
     assert "ops.GemmOp(shape_a=(M, K), shape_b=(K, N), dtype=DTYPE)" in text, text
     assert "ops.GemmOp(M, N, K, DTYPE, trans_b=True)" in text, text
@@ -599,6 +604,7 @@ def test_an_import_from_a_benchmark_module_is_not_judged_by_the_commits_version_
     repo.git("add", "-A")  # the commit to be made: its utils.py stops re-exporting the class
     repo.write("benchmarks/utils.py", old_utils)  # the tree the benchmarks run in still has the old one
     r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert "test_utils.py:1" not in r.stdout, r.stdout
     assert (
         repo.read("benchmarks/utils.py") == "from pkg.quant import Int4Config\n\n\ndef clean():\n    pass\n"
@@ -1290,6 +1296,7 @@ def test_arguments_that_go_into_a_new_star_args_are_never_dropped(tmp_path: Path
     repo.write("pkg/layer.py", layer.format("def forward(self, *args, **kwargs):\n        return args"))
     repo.commit("forward takes anything")
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout == "", r.stdout
     assert "unknown: the run decides (argument (x, 1) now goes into *args instead of 'inputs')" in r.stderr
     assert "'*args' added; '**kwargs' added" in r.stderr, r.stderr
@@ -1497,6 +1504,7 @@ def test_a_default_respelled_as_the_same_number_is_no_change(tmp_path: Path) -> 
     repo.write("pkg/pool.py", op.format("0.0", "1.", "True"))
     repo.commit("float defaults")
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert "'flag' default 1 -> True" in r.stderr, r.stderr  # a bool is no number here
     assert "'dropout' default" not in r.stderr and "'multiplier' default" not in r.stderr, r.stderr
     assert "dropout=0" not in r.stdout and "flag=1" in r.stdout, r.stdout
@@ -1746,6 +1754,7 @@ def test_a_rename_the_constructor_and_a_method_share_is_no_move_to_the_method(tm
     repo.write("pkg/tbe.py", op.format("pruning_hash_load_factor"))
     repo.commit("a clearer name")
     r = repo.cli("fix", "--diff", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert "moved elsewhere" not in r.stderr, r.stderr
     assert "'load_factor' was removed and 'pruning_hash_load_factor' added" in r.stderr, r.stderr
 

@@ -30,6 +30,7 @@ def test_an_argument_named_after_the_parameter_it_now_reaches_is_left_to_the_run
     repo.git("add", "-A")
     before = repo.read(BENCH)
     r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert repo.read(BENCH) == before, repo.read(BENCH)
     assert (
         "unknown: the run decides (argument config now reaches 'config', the parameter it is named after"
@@ -63,6 +64,7 @@ def test_a_flag_passed_as_a_variable_is_a_choice(repo: Repo) -> None:
     repo.git("add", "-A")
     before = repo.read(BENCH)
     r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert repo.read(BENCH) == before, repo.read(BENCH)
     assert "use_hqq=use_hqq, a choice" in r.stdout, r.stdout
 
@@ -80,6 +82,7 @@ def test_a_negative_number_is_a_choice_not_a_size(repo: Repo) -> None:
     repo.git("add", "-A")
     before = repo.read(BENCH)
     r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert repo.read(BENCH) == before, repo.read(BENCH)
     assert "termination_id=-1, a choice" in r.stdout, r.stdout
 
@@ -135,6 +138,7 @@ def test_an_enum_is_no_successor_of_a_class_or_the_reverse(repo: Repo) -> None:
     )
     repo.git("add", "-A")
     r = repo.cli("check")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert "MMConfig -> MmConfig" not in r.stdout and "is now MmConfig" not in r.stdout, r.stdout
     repo.cli("fix")
     assert "import Gemm, MMConfig" in repo.read(BENCH), repo.read(BENCH)
@@ -175,6 +179,7 @@ def test_a_splatted_dict_call_is_edited_in_place(repo: Repo) -> None:
     repo.replace(OPS, "(self, tokens, hidden, dtype=None)", "(self, tokens, hidden)")
     repo.git("add", "-A")
     r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert "    kwargs = dict(\n        tokens=tokens, hidden=hidden,\n    )\n" in repo.read(BENCH), r.stdout
 
 
@@ -193,6 +198,7 @@ def test_a_dict_the_function_also_reads_elsewhere_is_left_with_the_reason(repo: 
     repo.git("add", "-A")
     before = repo.read(BENCH)
     r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert repo.read(BENCH) == before
     assert "its splatted dict is also used elsewhere in the function" in r.stdout, r.stdout
 
@@ -211,6 +217,7 @@ def test_an_import_from_a_renamed_package_follows_the_package(repo: Repo) -> Non
     repo.write("src/minitile/ops/modern/__init__.py", "from minitile.ops.modern.impl import Thing\n")
     repo.git("add", "-A")
     r = repo.cli("fix")
+    assert r.returncode == 0, r.stdout + r.stderr
     assert repo.read(BENCH).startswith("from minitile.ops.modern import Thing\n"), r.stdout + repo.read(BENCH)
 
 
@@ -232,6 +239,7 @@ def test_a_keyword_in_the_same_slot_with_another_default_is_no_rename(repo: Repo
     repo.git("add", "-A")
     before = repo.read(BENCH)
     r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert repo.read(BENCH) == before, repo.read(BENCH)
     assert "'local_batch_size' removed; 'seq_len' renamed to 'max_context_length'" in r.stdout, r.stdout
     assert "it passes local_batch_size=1, a choice" in r.stdout, r.stdout
@@ -252,6 +260,7 @@ def test_a_variable_already_passed_elsewhere_does_not_fill_its_namesake_too(repo
     repo.git("add", "-A")
     before = repo.read(BENCH)
     r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert repo.read(BENCH) == before, repo.read(BENCH)
     assert "the call already passes the variable 'head_dim_v' to another parameter" in r.stdout, r.stdout
 
@@ -283,6 +292,7 @@ def test_a_required_slot_that_became_optional_keeps_its_value(repo: Repo) -> Non
     repo.git("add", "-A")
     before = repo.read(BENCH)
     r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert repo.read(BENCH) == before, repo.read(BENCH)
     assert "leaves 'out' open: it could be buf (the argument in its slot)" in r.stdout, r.stdout
 
@@ -304,6 +314,7 @@ def test_a_keyword_whose_slot_another_parameter_took_is_not_dropped(repo: Repo) 
     repo.git("add", "-A")
     before = repo.read(BENCH)
     r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert repo.read(BENCH) == before, repo.read(BENCH)
     said = "leaves 'num_tokens_per_microbatch' open: it could be bs (passed as local_batch_size="
     assert said in r.stdout, r.stdout

@@ -68,6 +68,7 @@ def test_one_call_several_classes(repo: Repo, norm: str, body: str, expected: li
     repo.replace(NORM, "def __init__(self, M, hidden, dtype, eps=1e-6):", NORM_CHANGES[norm])
     repo.git("add", "-A")
     r = repo.cli("check")
+    assert r.returncode == 1, r.stdout + r.stderr
     lines = [ln for ln in r.stdout.splitlines() if "bench_table.py" in ln or ln.startswith("    ")]
     for e in expected:
         assert any(e in ln for ln in lines), r.stdout
@@ -84,6 +85,7 @@ def test_a_class_the_call_never_bound_is_left_out_of_the_fixes(repo: Repo) -> No
     repo.replace(NORM, "def __init__(self, M, hidden, dtype, eps=1e-6):", NORM_CHANGES["rename-M"])
     repo.git("add", "-A")
     r = repo.cli("check")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert "bench_table.py" not in r.stdout and "by hand" not in r.stdout, r.stdout
 
 
@@ -129,6 +131,7 @@ def test_a_call_through_a_dict_is_not_rewritten_for_the_one_class_that_changed(
     repo.git("add", "-A")
     before = repo.read("benchmarks/ops/bench_cfg.py")
     r = repo.cli("fix")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert repo.read("benchmarks/ops/bench_cfg.py") == before, repo.read("benchmarks/ops/bench_cfg.py")
     assert "[reached through dict]" in r.stdout, r.stdout
     assert shown in r.stdout, r.stdout
@@ -148,6 +151,7 @@ def test_an_opaque_splat_reaching_changed_and_unchanged_classes_is_left_to_the_r
     repo.replace("src/minitile/ops/other.py", "num_heads=8, eps=1e-5)", "num_heads=8, epsilon=1e-5)")
     repo.git("add", "-A")
     r = repo.cli("check")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert "left to the run" in r.stdout, r.stdout
     assert "don't agree on one fix" not in r.stdout
 

@@ -88,10 +88,12 @@ def test_all_files_in_a_shallow_clone_says_what_it_cannot_see(repo: Repo, tmp_pa
     repo.commit("reduction: N and dim")
     git(tmp_path, "clone", "-q", "--depth=1", f"file://{repo.path}", "c")
     r = Repo(tmp_path / "c").cli("check", "--all-files")
+    assert r.returncode == 1, r.stdout + r.stderr
     assert "bench-op: this clone is shallow" in r.stderr and "`git fetch --unshallow`" in r.stderr
     # the silent shift is beyond the boundary; the calls that no longer bind are still found
     assert f"{BENCH_RED}:23: MeanFwdOp(M, N, dtype=torch.float32)" in r.stdout
     assert f"{BENCH_RED}:15:" not in r.stdout
     full = repo.cli("check", "--all-files")
+    assert full.returncode == 1, full.stdout + full.stderr
     assert "shallow" not in full.stderr
     assert f"{BENCH_RED}:15: SumFwdOp(M, N, dtype)" in full.stdout

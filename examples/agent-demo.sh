@@ -7,18 +7,23 @@
 #   3. point `git config bench-op.agent` at a scripted stand-in for a coding agent (examples/agent/shapes-agent)
 #      and run `bench-op run`: bench-op blocks on the call, hands it to the agent in a sandbox, checks the
 #      agent's edit like its own, runs the benchmark, and commits it with the trailer Bench-Op-Agent.
-# Usage: bash examples/agent-demo.sh [FOLDER]   (FOLDER: where to build the example repo)
+# Usage: bash examples/agent-demo.sh [FOLDER]   (FOLDER: where to build the example repo, kept afterwards;
+#        without it a temporary folder is used and removed on exit unless BENCHOP_DEMO_KEEP=1)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-py="$here/.venv/bin/python"
-if ! "$py" -c "import benchop_hook, torch, pytest" 2>/dev/null; then
-    echo "== setting up $here/.venv (torch CPU build, bench-op)"
-    python3 -m venv "$here/.venv"
-    "$py" -m pip install -q --upgrade pip
-    "$py" -m pip install -q torch==2.13.0 numpy
-    "$py" -m pip install -q -e "$here[test]"
+source "$here/examples/venv.sh"
+if [ $# -ge 1 ]; then
+    demo="$1/minitile"
+else
+    # A scratch folder of our own: removed on exit unless BENCHOP_DEMO_KEEP=1.
+    scratch="$(mktemp -d "${TMPDIR:-/tmp}/bench-op-agent-demo.XXXXXX")"
+    demo="$scratch/minitile"
+    if [ "${BENCHOP_DEMO_KEEP:-0}" = 1 ]; then
+        trap 'echo "== kept $demo"' EXIT
+    else
+        trap 'rm -rf "$scratch"; echo "== removed $scratch (BENCHOP_DEMO_KEEP=1, or a FOLDER argument, keeps it)"' EXIT
+    fi
 fi
-demo="${1:-$(mktemp -d "${TMPDIR:-/tmp}/bench-op-agent-demo.XXXXXX")}/minitile"
 rm -rf "$demo"; mkdir -p "$(dirname "$demo")"
 cp -R "$here/tests/fixtures/minitile" "$demo"
 cd "$demo"

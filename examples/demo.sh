@@ -5,18 +5,23 @@
 #      (ReduceOp(M, N, dtype) -> ReduceOp(N, dtype, dim=-1, *, tune=False)) that breaks its benchmarks;
 #   3. run `bench-op run` on that commit: it rewrites the broken calls, runs the benchmarks until
 #      they print numbers, and makes the follow-up commit.
-# Usage: bash examples/demo.sh [FOLDER]   (FOLDER: where to build the example repo)
+# Usage: bash examples/demo.sh [FOLDER]   (FOLDER: where to build the example repo, kept afterwards;
+#        without it a temporary folder is used and removed on exit unless BENCHOP_DEMO_KEEP=1)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-py="$here/.venv/bin/python"
-if ! "$py" -c "import benchop_hook, torch, pytest" 2>/dev/null; then
-    echo "== setting up $here/.venv (torch CPU build, bench-op)"
-    python3 -m venv "$here/.venv"
-    "$py" -m pip install -q --upgrade pip
-    "$py" -m pip install -q torch==2.13.0 numpy
-    "$py" -m pip install -q -e "$here[test]"
+source "$here/examples/venv.sh"
+if [ $# -ge 1 ]; then
+    demo="$1/minitile"
+else
+    # A scratch folder of our own: removed on exit unless BENCHOP_DEMO_KEEP=1.
+    scratch="$(mktemp -d "${TMPDIR:-/tmp}/bench-op-demo.XXXXXX")"
+    demo="$scratch/minitile"
+    if [ "${BENCHOP_DEMO_KEEP:-0}" = 1 ]; then
+        trap 'echo "== kept $demo"' EXIT
+    else
+        trap 'rm -rf "$scratch"; echo "== removed $scratch (BENCHOP_DEMO_KEEP=1, or a FOLDER argument, keeps it)"' EXIT
+    fi
 fi
-demo="${1:-$(mktemp -d "${TMPDIR:-/tmp}/bench-op-demo.XXXXXX")}/minitile"
 rm -rf "$demo"; mkdir -p "$(dirname "$demo")"
 cp -R "$here/tests/fixtures/minitile" "$demo"
 cd "$demo"

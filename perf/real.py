@@ -28,17 +28,18 @@ time is the steadier figure, the wall-clock time is what a user waits:
      way pre-commit installs a hook (`pip install .`), next to that interpreter's floor; and the pre-commit
      stage of a commit that edits a kernel file (Python outside the op folders, read for constructor
      changes).
-  2b. --replayed: the static pass in the state the hook sees. Each op commit C is checked out with its
-     benchmark edits put back to C~1's version (as realworld/replay.py and realworld/golden.py build it:
-     the Op changed, the benchmarks not yet fixed), and `bench-op fix --diff --from-ref HEAD~1 --to-ref
-     HEAD` is timed next to `griffe check PKG --against HEAD~1` on the same two commits (PKG as that
-     commit lays it out: src/tileops, tileops or top), the two interleaved run by run, so that both see
-     the same machine; the ratio is per commit. The same commit as it stands in history (its benchmark
-     fixes included) is timed beside it, labelled so. The commits: HOOK_STATE_COMMITS, the 5 with the
-     most constructor changes, and any --commits. With --every-op-commit, every op commit is also timed
-     once in that state next to one griffe check (both again, median of --runs, where one run could fall on
-     either side of a target: 0.9 to 1.1 s, or 0.12x to 0.18x griffe). OUT.md holds the tables for
-     docs/performance.md.
+  2b. --replayed: the static pass in the state the hook sees. For each op commit C, C with its benchmark
+     edits put back to C~1's version is committed on C~1 and checked out (realworld/hookstate.py, as
+     realworld/replay.py and realworld/golden.py build it: the Op changed, the benchmarks not yet fixed;
+     committed because check and fix read a range's benchmarks at its last commit), and `bench-op fix
+     --diff --from-ref HEAD~1 --to-ref HEAD` is timed next to `griffe check PKG --against HEAD~1` on the
+     same two commits (PKG as that commit lays it out: src/tileops, tileops or top), the two interleaved
+     run by run, so that both see the same machine; the ratio is per commit. The same commit as it stands
+     in history (its benchmark fixes included) is timed beside it, labelled so. The commits:
+     HOOK_STATE_COMMITS, the 5 with the most constructor changes, and any --commits. With
+     --every-op-commit, every op commit is also timed once in that state next to one griffe check (both
+     again, median of --runs, where one run could fall on either side of a target: 0.9 to 1.1 s, or 0.12x
+     to 0.18x griffe). OUT.md holds the tables for docs/performance.md.
   4. The scaling curve on the generated repository (perf/genrepo.py) sized like TileOPs HEAD (its
      benchmark files and Op classes counted here) at 1x, 2x and 4x, plus 4x benchmark files only and
      4x Op classes only, to say which of the two the cost grows with.
@@ -68,6 +69,9 @@ from collections.abc import Callable
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import genrepo  # noqa: E402 - perf/ is put on sys.path just above
+
+sys.path.insert(0, os.path.join(HERE, "..", "realworld"))
+from hookstate import replay_commit  # noqa: E402 - the hook's state as a commit, shared with realworld/
 
 # The TileOPs configuration, appended to each state's pyproject.toml: one copy, in realworld/tileops.toml.
 with open(
@@ -188,14 +192,15 @@ class Clone:
         self.pyproject = os.path.join(dest, "pyproject.toml")
         self._saved: bytes | None = None
         self._existed = False
-        self._replayed: list[str] = []
 
     def checkout(self, rev: str, replayed: bool = False) -> None:
-        """`rev` checked out; `replayed`: with its benchmark edits put back to its parent's version."""
+        """`rev` checked out; `replayed`: the state the hook sees after `rev`, a commit on `rev`'s parent
+        with `rev`'s benchmark edits put back (realworld/hookstate.py), so that HEAD~1..HEAD is the hook's
+        range and `bench-op fix --from-ref HEAD~1 --to-ref HEAD` judges the unfixed benchmarks."""
         self.restore()
         git(self.root, "checkout", "-q", "--detach", rev)
         if replayed:
-            self._replayed = replay_benchmarks(self.root, rev)
+            replay_commit(self.root, rev, lambda p: p.startswith(BENCH_DIRS))
         self._existed = os.path.exists(self.pyproject)
         self._saved = b""
         if self._existed:
@@ -206,9 +211,6 @@ class Clone:
                 f.write(CONFIG.encode())
 
     def restore(self) -> None:
-        if self._replayed:
-            git(self.root, "checkout", "-q", "--", *self._replayed)
-            self._replayed = []
         if self._saved is None:
             return
         if self._existed:
@@ -217,24 +219,6 @@ class Clone:
         elif os.path.exists(self.pyproject):
             os.unlink(self.pyproject)
         self._saved = None
-
-
-def replay_benchmarks(root: str, rev: str) -> list[str]:
-    """The benchmark files `rev` edited, put back to its parent's version in the working tree (files it
-    added or deleted are left as they are); their paths."""
-    out = []
-    for line in git(root, "diff", "--name-status", "-M", f"{rev}~1", rev).splitlines():
-        parts = line.split("\t")
-        status, old_path, new_path = parts[0], parts[1], parts[-1]
-        if status[0] in "AD" or not new_path.startswith(BENCH_DIRS) or not new_path.endswith(".py"):
-            continue
-        data = subprocess.run(
-            ["git", "show", f"{rev}~1:{old_path}"], cwd=root, capture_output=True, check=True
-        ).stdout
-        with open(os.path.join(root, new_path), "wb") as f:
-            f.write(data)
-        out.append(new_path)
-    return out
 
 
 def griffe_check(root: str) -> list[str] | None:
@@ -875,8 +859,8 @@ def main() -> None:
         lines.append("")
         lines.append(
             "static pass (fix --diff --from-ref HEAD~1 --to-ref HEAD) in the state the hook sees (C with its "
-            "benchmark edits put back to C~1's), next to griffe check of the same pair (interleaved), and "
-            "as in history (C as committed):"
+            "benchmark edits put back to C~1's, committed on C~1), next to griffe check of the same pair "
+            "(interleaved), and as in history (C as committed):"
         )
         lines += [hook_state_line(r) for r in hook_rows]
         if ns.every_op_commit:

@@ -5,11 +5,14 @@
 
 For each first-parent commit C that touched an op file (the scan `perf/real.py` keeps), in a scratch clone
 with the TileOPs configuration appended:
-  committed  C checked out as the engineers committed it (their benchmark fixes included);
-  replayed   C checked out with its benchmark edits put back to the parent's version (the state the
-             post-commit hook sees: the Op changed, the benchmarks not yet fixed).
-In each state it saves `bench-op fix --diff --from-ref C~1 --to-ref C` (stdout, stderr, exit code) and
-`bench-op check --from-ref C~1 --to-ref C --json` (the JSON). A refactoring must leave every file the same
+  committed  C checked out as the engineers committed it (their benchmark fixes included), judged as
+             `--from-ref C~1 --to-ref C`;
+  replayed   the state the post-commit hook sees (the Op changed, the benchmarks not yet fixed): C with its
+             benchmark edits put back to the parent's version, COMMITTED on C~1 (realworld/hookstate.py)
+             and checked out, judged as `--from-ref C~1 --to-ref HEAD` (check and fix read a range's
+             benchmarks at its last commit, so the uncommitted files on C would not be what they judge).
+In each state it saves `bench-op fix --diff` over that range (stdout, stderr, exit code) and
+`bench-op check --json` over it (the JSON). A refactoring must leave every file the same
 (`PYTHONHASHSEED=0` is set for every run); `diff` lists the commits whose outputs differ.
 """
 
@@ -27,6 +30,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "perf"))
+sys.path.insert(0, HERE)
+from hookstate import replay_commit  # noqa: E402  (realworld/hookstate.py: the hook's state as a commit)
+
 with open(os.path.join(HERE, "tileops.toml"), encoding="utf-8") as _f:
     CONFIG = "\n" + _f.read()
 BENCH_PREFIXES = ("benchmarks/", "top/benchmarks/")
@@ -46,28 +52,24 @@ def op_commits(clone: str) -> list[str]:
     return [str(c["commit"]) for c in load_scan(clone, scan, False)]
 
 
-def prepare(work: str, sha: str, replayed: bool) -> None:
+def prepare(work: str, sha: str, replayed: bool) -> str:
+    """The state checked out in `work`, the configuration appended; the --to-ref that names it."""
     git(work, "checkout", "-q", "-f", "--detach", sha)
     git(work, "clean", "-q", "-fdx")
+    to_ref = sha
     if replayed:
-        for line in git(work, "diff", "--name-status", "-M", f"{sha}~1", sha).splitlines():
-            status, old_path, new_path = line.split("\t")[0], line.split("\t")[1], line.split("\t")[-1]
-            if status[0] in "AD" or not new_path.startswith(BENCH_PREFIXES) or not new_path.endswith(".py"):
-                continue
-            data = subprocess.run(
-                ["git", "show", f"{sha}~1:{old_path}"], cwd=work, capture_output=True, check=False
-            ).stdout
-            with open(os.path.join(work, new_path), "wb") as f:
-                f.write(data)
+        replay_commit(work, sha, lambda p: p.startswith(BENCH_PREFIXES))
+        to_ref = "HEAD"
     with open(os.path.join(work, "pyproject.toml"), "a", encoding="utf-8") as f:
         f.write(CONFIG)
+    return to_ref
 
 
-def outputs(work: str, sha: str) -> dict[str, object]:
+def outputs(work: str, sha: str, to_ref: str) -> dict[str, object]:
     env = dict(os.environ, PYTHONHASHSEED="0")
     if CODE:
         env["PYTHONPATH"] = CODE
-    rng = ["--from-ref", f"{sha}~1", "--to-ref", sha]
+    rng = ["--from-ref", f"{sha}~1", "--to-ref", to_ref]
     fix = subprocess.run(
         [*BENCH_OP, "fix", "--diff", *rng], cwd=work, capture_output=True, text=True, env=env, check=False
     )
@@ -112,9 +114,9 @@ def save(clone: str, out: str, modes: list[str], jobs: int, limit: int | None) -
                 path = os.path.join(out, f"{sha[:10]}.{mode}.json")
                 if os.path.exists(path):
                     continue
-                prepare(work, sha, mode == "replayed")
+                to_ref = prepare(work, sha, mode == "replayed")
                 with open(path, "w", encoding="utf-8") as f:
-                    json.dump(outputs(work, sha), f, indent=1, sort_keys=True)
+                    json.dump(outputs(work, sha, to_ref), f, indent=1, sort_keys=True)
 
     with ThreadPoolExecutor(jobs) as ex:
         list(ex.map(one, range(jobs)))

@@ -29,10 +29,13 @@ The clones are only read: each library gets one scratch clone (`git clone --shar
 For each corpus entry (a commit in which the engineers changed a class constructor AND edited a benchmark,
 example or script call of it), two states are measured:
 
-  replayed       the commit checked out, its own edits of files under the entry's benchmark-paths put back to
-                 the parent's version, the entry's [tool.bench-op] appended to pyproject.toml (created when
-                 missing), then `bench-op fix --from-ref <parent> --to-ref <commit> --json R`; every call the
-                 engineers changed (and every call bench-op rewrote) is graded against the engineers' edit
+  replayed       the state the post-commit hook sees: the commit with its own edits of files under the
+                 entry's benchmark-paths put back to the parent's version, committed on the parent and
+                 checked out (realworld/hookstate.py: check and fix read a range's benchmarks at its last
+                 commit), the entry's [tool.bench-op] appended to pyproject.toml (created when missing,
+                 left uncommitted), then `bench-op fix --from-ref <parent> --to-ref <that commit> --json R`;
+                 every call the engineers changed (and every call bench-op rewrote) is graded against the
+                 engineers' edit in the original commit
   as committed   the commit checked out as the engineers left it (their benchmark edits kept), the same
                  configuration and command; any rewrite of a line the commit itself changed is a bug (bench-op
                  undoing the engineers' own fix), and every other rewrite or hand-edit request is listed
@@ -82,6 +85,7 @@ from dataclasses import dataclass, field
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+from hookstate import replay_commit  # noqa: E402  (realworld/hookstate.py: the hook's state as a commit)
 from replay import (  # noqa: E402  (realworld/replay.py: the TileOPs replay's grading helpers)
     _IDENT,
     _code_names,
@@ -1079,13 +1083,14 @@ def _verdict(
 
 
 def run_bench_op(
-    clone: str, bench_op: str, parent: str, sha: str, timeout: float
+    clone: str, bench_op: str, parent: str, to: str, timeout: float
 ) -> tuple[int, float, dict, str]:
+    """`bench-op fix --from-ref parent --to-ref to` in `clone`, `to` checked out (fix writes there)."""
     report = os.path.join(tempfile.mkdtemp(prefix="others-"), "fix.json")
     start = time.monotonic()
     try:
         p = subprocess.run(
-            [bench_op, "fix", "--from-ref", parent, "--to-ref", sha, "--json", report],
+            [bench_op, "fix", "--from-ref", parent, "--to-ref", to, "--json", report],
             cwd=clone,
             capture_output=True,
             text=True,
@@ -1118,19 +1123,11 @@ def replayed(e: Entry, clone: str, parent: str, bench_op: str, timeout: float) -
     t = Tally()
     bench = e.config["benchmark-paths"]
     checkout(clone, e.sha, e.config)
-    pairs: list[
-        tuple[str, str]
-    ] = []  # (path at parent, path at commit) of benchmark files the engineers edited
-    for row in name_status(clone, parent, e.sha):
-        status, old_path, new_path = row[0], row[1], row[-1]
-        if not new_path.endswith(".py") or not matches(new_path, bench) or status[0] in "AD":
-            continue
-        pairs.append((old_path, new_path))
-        text = show(clone, parent, old_path)
-        if text is not None:
-            with open(os.path.join(clone, new_path), "w", encoding="utf-8") as f:
-                f.write(text)
-    rc, took, data, out = run_bench_op(clone, bench_op, parent, e.sha, timeout)
+    # (path at parent, path at commit) of benchmark files the engineers edited, put back and committed; its
+    # sha (not HEAD) names the state, so that record_diff.py's files for it and for the commit differ
+    state = replay_commit(clone, e.sha, lambda p: matches(p, bench))
+    pairs = state.pairs
+    rc, took, data, out = run_bench_op(clone, bench_op, parent, state.head, timeout)
     findings = data.get("findings", [])
     t.lines.append(
         f"  replayed: bench-op fix exit {rc}, {took:.1f} s, {len(data.get('changes', []))} changes, "

@@ -8,7 +8,9 @@ asked to run, so that two versions of bench-op can be compared byte for byte on 
 
 Each `fix ... --from-ref A --to-ref B` it is given first runs `fix --diff --from-ref A --to-ref B` in the same
 folder and saves its exit code, stdout and stderr as OUT/<folder name>.<B[:10]>.<n>.json (n counts the calls
-for that folder and commit: others.py's replayed state, then its as-committed state), in golden.py's format;
+for that folder and B), in golden.py's format. others.py names its replayed state by the commit
+realworld/hookstate.py makes (deterministic: the same sha in every run), its as-committed state by the commit
+itself, so each state of an entry has its own file;
 (it runs as a program with the first `python3` on PATH: put the environment bench-op is installed in first)
 then it runs the command it was given, and exits with its exit code. BENCHOP_RECORD_CODE runs the
 benchop_hook package found in DIR (an older version) instead of the installed one. PYTHONHASHSEED=0 for

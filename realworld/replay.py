@@ -3,10 +3,12 @@
     python realworld/replay.py /path/to/tileops-clone [--max-commits N] [--commits SHA ...] [--out FILE]
 
 For each first-parent commit that changed an Op or workload constructor (a quick `ast` diff of the
-constructors in the files the commit touched), the script checks the commit out in a scratch clone,
-puts the commit's own benchmark edits back to the parent's version, appends the bench-op
-configuration to pyproject.toml, runs `bench-op fix --from-ref <parent> --to-ref <commit>` as a
-subprocess, and compares call by call with the engineers' benchmark edits in that commit:
+constructors in the files the commit touched), the script rebuilds in a scratch clone the state the
+post-commit hook sees: the commit with its own benchmark edits put back to the parent's version, committed
+on the parent and checked out (realworld/hookstate.py; check and fix read a range's benchmarks at its last
+commit, so they must be committed). It appends the bench-op configuration to pyproject.toml, runs
+`bench-op fix --from-ref <parent> --to-ref HEAD` as a subprocess (it writes its rewrites into the working
+tree), and compares call by call with the engineers' benchmark edits in the original commit:
 
   same       bench-op rewrote the call, and it binds the new constructor as the engineers' call does
   different  bench-op rewrote it and the binding differs (a "meaning differs" rewrite when a
@@ -40,6 +42,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from hookstate import replay_commit  # noqa: E402  (realworld/hookstate.py: the hook's state as a commit)
+
 # The TileOPs configuration, appended to each state's pyproject.toml: one copy, in realworld/tileops.toml.
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tileops.toml"), encoding="utf-8") as _f:
     CONFIG = "\n" + _f.read()
@@ -281,28 +286,15 @@ def replay(clone: str, sha: str, parent: str, bench_op: str, timeout: float) -> 
     t = Tally()
     git(clone, "checkout", "-q", "-f", "--detach", sha)
     git(clone, "clean", "-q", "-fdx")
-    bench_files = [
-        ln.split("\t") for ln in git(clone, "diff", "--name-status", "-M", parent, sha).splitlines()
-    ]
-    pairs: list[
-        tuple[str, str]
-    ] = []  # (path at parent, path at commit) of benchmark files the engineers edited
-    for t_ in bench_files:
-        status, old_path, new_path = t_[0], t_[1], t_[-1]
-        if not new_path.startswith(BENCH_PREFIXES) or not new_path.endswith(".py") or status[0] in "AD":
-            continue
-        pairs.append((old_path, new_path))
-        text = show(clone, parent, old_path)
-        if text is not None:
-            with open(os.path.join(clone, new_path), "w") as f:
-                f.write(text)
+    # (path at parent, path at commit) of benchmark files the engineers edited, put back and committed
+    pairs = replay_commit(clone, sha, lambda p: p.startswith(BENCH_PREFIXES)).pairs
     with open(os.path.join(clone, "pyproject.toml"), "a") as f:
         f.write(CONFIG)
     report = os.path.join(tempfile.mkdtemp(prefix="replay-"), "fix.json")
     start = time.monotonic()
     try:
         p = subprocess.run(
-            [bench_op, "fix", "--from-ref", parent, "--to-ref", sha, "--json", report],
+            [bench_op, "fix", "--from-ref", parent, "--to-ref", "HEAD", "--json", report],
             cwd=clone,
             capture_output=True,
             text=True,

@@ -25,9 +25,10 @@ class EditKind(str, Enum):
     DEFAULT_CHANGED = "default changed"
 
 
-# What shows a parameter was renamed: the updated tests pass the old value under the new name, or the
-# new parameter takes the old one's slot with the same kind.
-RenamedBy = Literal["tests", "position"]
+# What shows a parameter was renamed: the updated tests pass the old value under the new name, the new
+# parameter takes the old one's slot with the same kind, or the constructor's body uses the new one where it
+# used the old one (analysis/flow.py).
+RenamedBy = Literal["tests", "position", "body"]
 
 
 @dataclass(frozen=True)

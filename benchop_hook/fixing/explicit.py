@@ -16,6 +16,7 @@ from benchop_hook.fixing.choices import is_choice
 from benchop_hook.fixing.plan import ArgOp, NoPlan, Plan, _preview, fails_whatever_splats_hold, shape
 from benchop_hook.fixing.questions import DropEvidence
 from benchop_hook.rules import decide
+from benchop_hook.rules.facts import RenamedValue
 from benchop_hook.rules.verdicts import Drop, Hand
 
 
@@ -130,6 +131,12 @@ def _explicit_ops(  # long: the drops and renames of the explicit arguments, eac
         param = new.get(p_new)
         if param is None or (a.kind == "kw" and not param.keyword):
             return None
+        if p_new != name:
+            q = RenamedValue(name, p_new, a.source, questions.transformed(drop.flow, name, p_new))
+            renamed = decide.renamed_value(q, off)
+            if renamed is not None:
+                v = renamed.verdict
+                return NoPlan(v.reason, rule=v.rule, trace=(*trace, v.rule)) if isinstance(v, Hand) else None
         if a.kind == "kw" and a.keyword != p_new:
             ops.append(ArgOp("rename", i, p_new))
             notes.append(f"keyword {a.keyword}= renamed to {p_new}=")

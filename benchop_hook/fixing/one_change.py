@@ -16,6 +16,7 @@ from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.signatures import Signature
 from benchop_hook.fixing.context import change_signatures, value_source
 from benchop_hook.fixing.explicit import explicit_bound, plan_explicit
+from benchop_hook.fixing.flows import body_flow, introduced_defaults, with_body_renames
 from benchop_hook.fixing.judging import (
     Judging,
     defaults_lost,
@@ -98,6 +99,10 @@ def judge_one(
     )
     if old_sig is None or new_sig is None:
         return _unreadable(site, op, change, j)
+    if method is None:
+        edits = list(
+            with_body_renames(edits, body_flow(change, old_sig, new_sig, edits, j), (old_sig, new_sig), j.off)
+        )
     args = site.args
     if site.splat_dict is not None:
         # A literal **dict: judged as the keywords it holds; the fix edits the dict's keys.
@@ -164,7 +169,10 @@ def _judge_binding(
     if method is None and (doubt := _successor_slot(site, op, change, edits, old_sig, (status, problem))):
         return doubt
     old_module = change.old.module if change.old is not None else None
-    dp = pins_for(site, ref, default_pins(args, old_sig, new_sig, edits), new_sig, j, old_module)
+    flow = body_flow(change, old_sig, new_sig, edits, j) if method is None else None
+    relied = default_pins(args, old_sig, new_sig, edits)
+    relied += [e for e in introduced_defaults(edits, flow) if e.name not in (bound_args(args, old_sig) or {})]
+    dp = pins_for(site, ref, relied, new_sig, j, old_module)
     if status is Status.OK and not dp.pins:
         return _still_binds(site, op, change, dp)
     if status is Status.OK:
@@ -227,9 +235,23 @@ def _evidence(
     span = (site.lineno, site.end_lineno)
     varies = (lambda src: cases.why_a_choice(src, span)) if cases is not None and method is None else None
     moved = _moved(j, change, args, old_sig, new_sig, method)
-    drop = DropEvidence(drops, varies, moved)
-    ev = CallEvidence(values, dp.pins + taught.extras, site.scope_names, own, drop, j.off)
+    flow = body_flow(change, old_sig, new_sig, edits, j) if method is None else None
+    built = _built(learned)
+    drop = DropEvidence(drops, varies, moved, flow, built)
+    ev = CallEvidence(values, dp.pins + taught.extras, site.scope_names, own, drop, j.off, flow)
     return ev, learned, taught, edits
+
+
+def _built(learned: Learned | None) -> dict[str, str]:
+    """New parameter -> its expression in the commit's own edits, in the old parameters' names."""
+    if learned is None or learned.template is None:
+        return {}
+    out = {}
+    for param, expr in learned.template.sets:
+        shown = expr.render({p: p for p in expr.params})
+        if shown is not None:
+            out[param] = shown
+    return out
 
 
 def _test_checks(
@@ -434,7 +456,7 @@ def explicit_fix(
         return None  # whether the splat passes the parameter built from it, only a run can tell
     span = (site.lineno, site.end_lineno)
     varies = (lambda src: cases.why_a_choice(src, span)) if cases is not None else None
-    ev = DropEvidence(drops, varies, moved)
+    ev = DropEvidence(drops, varies, moved, body_flow(change, old_sig, new_sig, edits, j))
     p = plan_explicit(site.args, (old_sig, new_sig, tuple(edits)), ev, site.scope_names, j.off)
     if p is None:
         return None

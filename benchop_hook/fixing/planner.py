@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 
 from benchop_hook.analysis.callsites import Arg, ArgKind
 from benchop_hook.analysis.edits import Edit, EditKind, param_map
+from benchop_hook.analysis.flow import Flow
 from benchop_hook.analysis.meaning import Value, shape, targets_of
 from benchop_hook.analysis.signatures import Param, Signature, free_names, is_constant_source
 from benchop_hook.fixing import questions
 from benchop_hook.fixing.plan import ArgOp, NoPlan, Plan
 from benchop_hook.rules import decide
-from benchop_hook.rules.facts import RequiredNow
+from benchop_hook.rules.facts import RenamedValue, RequiredNow
 from benchop_hook.rules.verdicts import Contest, Hand, LeaveToRun, Pin
 
 Sigs = tuple[Signature, Signature, tuple[Edit, ...]]
@@ -35,6 +36,7 @@ class CallEvidence:
     own_name: Callable[[str], bool] | None = None
     drop: questions.DropEvidence = field(default_factory=questions.DropEvidence)
     off: frozenset[str] = frozenset()  # the rules turned off
+    flow: Flow | None = None  # what the constructor's body does with each parameter, before and after
 
 
 @dataclass
@@ -125,6 +127,10 @@ def _each_argument(  # long: one pass over the arguments, each kind of argument 
         param = new.get(p_new)
         if param is None:
             return d.refused(f"'{p_new}' is not a parameter of the new signature")
+        if p_new != p_old:
+            refused = _renamed(a, p_old, p_new, sigs, ev, d)
+            if refused is not None:
+                return refused
         if a.kind == "pos":
             if not converting and k < len(new_pos) and new_pos[k] == p_new:
                 d.final.append(("pos", p_new, a.source))
@@ -144,6 +150,24 @@ def _each_argument(  # long: one pass over the arguments, each kind of argument 
                 d.notes.append(f"keyword {a.keyword}= renamed to {p_new}=")
             d.final.append(("kw", p_new, a.source))
     return None
+
+
+def _renamed(a: Arg, p_old: str, p_new: str, sigs: Sigs, ev: CallEvidence, d: _Draft) -> NoPlan | None:
+    """A keyword whose parameter was renamed: the value carries over unless the rules say it would mean
+    something else under the new name."""
+    by_body = any(e.kind is EditKind.RENAMED and e.name == p_old and e.by == "body" for e in sigs[2])
+    if by_body and a.kind == "kw":
+        d.trace.append("BO601")
+    q = RenamedValue(p_old, p_new, a.source, questions.transformed(ev.flow, p_old, p_new))
+    decision = decide.renamed_value(q, ev.off)
+    if decision is None:
+        return None
+    d.trace.extend(decision.trace)
+    v = decision.verdict
+    if isinstance(v, LeaveToRun):
+        return d.refused(v.reason, rule=v.rule, to_run=True)
+    assert isinstance(v, Hand)
+    return d.refused(v.reason, rule=v.rule)
 
 
 def _removed(i: int, a: Arg, p_old: str, sigs: Sigs, ev: CallEvidence, d: _Draft) -> NoPlan | None:
@@ -215,6 +239,7 @@ def _required_now(p: Param, old_param: Param | None, old_t: Sequence[str], ev: C
         constant=default is not None and is_constant_source(default),
         names_in_scope=ev.in_scope is None or default is None or free_names(default) <= ev.in_scope,
         variable_in_scope=ev.in_scope is not None and p.name in ev.in_scope,
+        introduced=questions.introduced(ev.flow, p.name),
     )
 
 

@@ -4,10 +4,13 @@ asks the rules the same question about the same call."""
 
 from __future__ import annotations
 
+import ast
+import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from benchop_hook.analysis.edits import Edit, EditKind
+from benchop_hook.analysis.flow import Flow, FoldedInto, Introduced, ReplacedByConstant, Transformed
 from benchop_hook.analysis.signatures import Kind, Param, Signature, same_default
 from benchop_hook.fixing.choices import is_choice
 from benchop_hook.rules.facts import Moved, MovedTo, RemovedValue
@@ -66,6 +69,10 @@ class DropEvidence:
     drops_choice: Callable[[str, str], bool] | None = None  # the updated tests drop `p=value` the same way
     varies: Callable[[str], str | None] | None = None  # why a value is a choice across the benchmark's cases
     moved: Mapping[str, str] | None = None  # removed parameter -> what became of its value
+    flow: Flow | None = None  # what the constructor's body does with each parameter, before and after
+    # New parameter -> how the commit's own edits build it from the old call's values (`(hidden,)`): where
+    # that agrees with the body's transform, the value maps as they show.
+    built: Mapping[str, str] | None = None
 
 
 def removed_value(
@@ -88,6 +95,14 @@ def removed_value(
         e.kind is EditKind.REMOVED and e.name == param and e.by_position_only for e in edits
     )
     why = ev.moved.get(param) if ev.moved else None
+    replaced, folded, other = removed_flow(ev.flow, param)
+    if (
+        other is not None
+        and ev.built
+        and other[0] in ev.built
+        and agrees(other[1], other[2], other[0], ev.built)
+    ):
+        other = None  # the commit's edits build the new parameter so that the body reads the old value
     return RemovedValue(
         index=index,
         param=param,
@@ -103,6 +118,9 @@ def removed_value(
         by_position_only=positional_only,
         moved=moved_to(why) if why is not None else None,
         namesake=namesake_added(param, old, new),
+        replaced_by=replaced,
+        folded_into=folded,
+        transformed=other,
     )
 
 
@@ -115,3 +133,81 @@ def _takes_functions(p: Param | None) -> bool:
     if p is None:
         return False
     return p.name.lower().split("_")[-1] in _FUNCTION_WORDS or "Callable" in (p.annotation or "")
+
+
+def removed_flow(flow: Flow | None, param: str) -> tuple[str | None, str | None, tuple[str, str, str] | None]:
+    """(the constant in its places, the config path it is read from, the transformed rename) of a removed
+    parameter, as its body shows them."""
+    pf = flow.of_old(param) if flow is not None else None
+    e = pf.entry if pf is not None else None
+    if isinstance(e, ReplacedByConstant):
+        return e.constant, None, None
+    if isinstance(e, FoldedInto):
+        return None, e.path, None
+    if isinstance(e, Transformed) and e.old != e.new:
+        return None, None, (e.new, e.old_expr, e.new_expr)
+    return None, None, None
+
+
+def transformed(flow: Flow | None, old: str, new: str) -> tuple[str, str] | None:
+    """(old, new) expression of a rename whose value the new body uses through another transform."""
+    pf = flow.of_old(old) if flow is not None else None
+    e = pf.entry if pf is not None else None
+    if isinstance(e, Transformed) and e.new == new:
+        return e.old_expr, e.new_expr
+    return None
+
+
+def introduced(flow: Flow | None, param: str) -> str | None:
+    """The literal the old body had where the new one reads `param`."""
+    pf = flow.of_new(param) if flow is not None else None
+    e = pf.entry if pf is not None else None
+    return e.literal if isinstance(e, Introduced) else None
+
+
+def agrees(old_expr: str, new_expr: str, new: str, built: Mapping[str, str]) -> bool:
+    """The body's new expression, with the new parameter built as the commit's edits build it, is the old
+    expression: `normalized_shape[-1]` with `normalized_shape = (hidden,)` is `hidden`. Checked by evaluating
+    both with distinct numbers for their names; anything but plain arithmetic, tuples and indexing is no
+    agreement."""
+    try:
+        old = ast.parse(old_expr.strip(), mode="eval")
+        new_tree = ast.parse(new_expr.strip(), mode="eval")
+        made = ast.parse(built[new].strip(), mode="eval").body
+    except SyntaxError:
+        return False
+
+    class _Built(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return copy.deepcopy(made) if node.id == new else node
+
+    subst = _Built().visit(new_tree)
+    names = sorted({n.id for t in (old, subst) for n in ast.walk(t) if isinstance(n, ast.Name)})
+    env = {name: 1009 + 7919 * i for i, name in enumerate(names)}
+    try:
+        return _value(old.body, env) == _value(subst.body, env)
+    except (ValueError, IndexError, KeyError, TypeError, ZeroDivisionError):
+        return False
+
+
+def _value(node: ast.AST, env: Mapping[str, int]) -> object:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return node.value
+    if isinstance(node, ast.Name):
+        return env[node.id]
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return tuple(_value(e, env) for e in node.elts)
+    if isinstance(node, ast.Subscript):
+        seq, key = _value(node.value, env), _value(node.slice, env)
+        if isinstance(seq, tuple) and isinstance(key, int):
+            return seq[key]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _value(node.operand, env)
+        if isinstance(v, (int, float)):
+            return -v
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
+        a, b = _value(node.left, env), _value(node.right, env)
+        if isinstance(a, int) and isinstance(b, int):
+            ops = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}
+            return ops[type(node.op)] if type(node.op) in ops else a // b
+    raise ValueError("not plain arithmetic")

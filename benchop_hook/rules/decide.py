@@ -9,20 +9,38 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from benchop_hook.errors import ConfigError
-from benchop_hook.rules import drop, fill, pin  # noqa: F401  (importing them registers their rules)
-from benchop_hook.rules.facts import ChangedDefault, RemovedValue, RequiredNow
+from benchop_hook.rules import drop, fill, pin, rename  # noqa: F401  (importing them registers their rules)
+from benchop_hook.rules.facts import BodyRename, ChangedDefault, RemovedValue, RenamedValue, RequiredNow
 from benchop_hook.rules.registry import REGISTRY
 from benchop_hook.rules.verdicts import Contest, Drop, Hand, Keep, LeaveToRun, Note, Pin, Verdict
 
 # The guards come before the drops: a value is dropped only once no rule says what it chose or fed.
-REMOVED_VALUE = ("BO202", "BO203", "BO204", "BO205", "BO206", "BO207", "BO208", "BO209", "BO210", "BO211")
+# What the body says of the value (a constant, a config, a transform) comes before what the signatures guess.
+REMOVED_VALUE = (
+    "BO202",
+    "BO203",
+    "BO204",
+    "BO205",
+    "BO212",
+    "BO213",
+    "BO214",
+    "BO206",
+    "BO207",
+    "BO208",
+    "BO209",
+    "BO210",
+    "BO211",
+)
 # What the slot gives is asked first, beside the rest: a contested value is still dropped from its old place.
 SLOT = "BO201"
 # A default that means the same is no change at all; the reasons not to pin come before the pin.
 CHANGED_DEFAULT = ("BO401", "BO402", "BO403", "BO404", "BO405", "BO406", "BO407", "BO408")
-REQUIRED_NOW = ("BO301",)
+# The old value first (the same parameter, once optional), then the literal the new one replaced.
+REQUIRED_NOW = ("BO301", "BO302")
+BODY_RENAME = ("BO601",)
+RENAMED_VALUE = ("BO602",)
 
-ORDERED = (SLOT, *REMOVED_VALUE, *CHANGED_DEFAULT, *REQUIRED_NOW)
+ORDERED = (SLOT, *REMOVED_VALUE, *REQUIRED_NOW, *CHANGED_DEFAULT, *BODY_RENAME, *RENAMED_VALUE)
 
 
 @dataclass(frozen=True)
@@ -97,6 +115,16 @@ def changed_default(f: ChangedDefault, off: frozenset[str] = frozenset()) -> Dec
     return Decision((v,))
 
 
+def body_rename(f: BodyRename, off: frozenset[str] = frozenset()) -> Decision | None:
+    v = _first(BODY_RENAME, f, off)
+    return Decision((v,)) if v is not None else None
+
+
+def renamed_value(f: RenamedValue, off: frozenset[str] = frozenset()) -> Decision | None:
+    v = _first(RENAMED_VALUE, f, off)
+    return Decision((v,)) if v is not None else None
+
+
 def required_now(f: RequiredNow, off: frozenset[str] = frozenset()) -> Decision | None:
     """The old default, or None: the evidence (the tests, the scope) is asked next."""
     v = _first(REQUIRED_NOW, f, off)
@@ -112,8 +140,10 @@ __all__ = [
     "LeaveToRun",
     "Note",
     "Pin",
+    "body_rename",
     "changed_default",
     "removed_value",
+    "renamed_value",
     "required_now",
     "turned_off",
 ]

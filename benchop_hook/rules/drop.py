@@ -4,6 +4,7 @@ else."""
 
 from __future__ import annotations
 
+from benchop_hook.analysis.signatures import same_default
 from benchop_hook.rules.facts import Moved, RemovedValue
 from benchop_hook.rules.registry import rule
 from benchop_hook.rules.verdicts import Contest, Drop, Hand
@@ -242,3 +243,69 @@ def removed_beside_a_namesake(f: RemovedValue) -> Hand | None:
 )
 def removed_value_dropped(f: RemovedValue) -> Drop:
     return Drop("BO211", f"dropped {_shown(f)} ('{f.param}' was removed)")
+
+
+@rule(
+    "BO212",
+    "a-constant-in-its-place",
+    summary="Where the new body uses a constant at every place the removed parameter was used, a value "
+        "equal to "
+    "that constant is dropped, and any other value is a choice the new class no longer offers.",
+    motivated_by="a norm whose `eps` left the constructor for a fixed `self.eps = 1e-6`",
+    fires="`Norm(64, eps=1e-5)` after `eps` left and the body sets `self.eps = 1e-6`",
+    quiet="`Norm(64, eps=1e-5)` after `eps` left and nothing took its places (BO209 says so)",
+)
+def a_constant_in_its_place(f: RemovedValue) -> Drop | Hand | None:
+    if f.replaced_by is None or f.replaced_by == "None":
+        return None  # a None placeholder stands for a value the class now works out itself, not a constant
+    if f.source is not None and same_default(f.source, f.replaced_by):
+        return Drop("BO212", f"dropped {f.source} (the new class uses {f.replaced_by} in its place)")
+    return Hand(
+        "BO212",
+        f"passes {f.param}={_shown(f)}, where the new class always uses {f.replaced_by}: dropping it "
+        "changes what "
+        "is measured; rewrite the call by hand",
+    )
+
+
+@rule(
+    "BO213",
+    "folded-into-a-config",
+    summary="A value the new body reads from a config object instead of its own parameter is moved into that "
+    "config by a person, never dropped.",
+    motivated_by="a client whose `timeout` became `self.cfg.timeout`",
+    fires="`Client(url, timeout=30)` after the body reads `cfg.timeout`",
+    quiet="`Client(url, timeout=None)`: the old default, nothing lost (BO205)",
+    guard=True,
+)
+def folded_into_a_config(f: RemovedValue) -> Hand | None:
+    if f.folded_into is None:
+        return None
+    return Hand(
+        "BO213",
+        f"passes {f.param}={_shown(f)}, which the new class reads from {f.folded_into}: build that config "
+        "with "
+        "it, by hand",
+    )
+
+
+@rule(
+    "BO214",
+    "renamed-through-another-transform",
+    summary="A removed parameter whose places a new parameter takes through another transform "
+        "(`exp(log_scale)` "
+    "-> `scale`) is no plain rename: carried over, the value would mean something else.",
+    motivated_by="a prior whose `log_scale` became `scale`, the `exp()` gone from the body",
+    fires="`Prior(log_scale=0.5)` after `self.scale = exp(log_scale)` became `self.scale = scale`",
+    quiet="`Prior(log_scale=0.5)` after `log_scale` left with nothing in its places",
+    guard=True,
+)
+def renamed_through_another_transform(f: RemovedValue) -> Hand | None:
+    if f.transformed is None:
+        return None
+    new, old_expr, new_expr = f.transformed
+    return Hand(
+        "BO214",
+        f"passes {f.param}={_shown(f)}; the new class takes '{new}' where it used {old_expr}, as {new_expr}: "
+        f"pass the {new} that means the same, by hand",
+    )

@@ -42,6 +42,12 @@ class RemovedValue:
     by_position_only: bool  # the removed parameter was read off its slot alone, never by its name
     moved: MovedTo | None  # what the class bodies and the tests say became of the value
     namesake: str | None  # a new parameter that shares a word with it, when no rename was read
+    # What the constructor's body says (analysis/flow.py): a constant now stands where the value was used; the
+    # value is read from a config object now (its path); a new parameter takes its places through another
+    # transform (the new parameter, the old and the new expression).
+    replaced_by: str | None = None
+    folded_into: str | None = None
+    transformed: tuple[str, str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,28 @@ class RequiredNow:
     constant: bool  # the old default is a constant expression (no call, no state)
     names_in_scope: bool  # the names the old default reads are in the call's scope (True: scope unknown)
     variable_in_scope: bool  # a variable named like the parameter is at hand: it comes first
+    introduced: str | None = None  # the literal the old body had where the new one reads this parameter
+
+
+@dataclass(frozen=True)
+class BodyRename:
+    """A removed parameter and an added one that the constructor's body uses at the same places."""
+
+    old: str
+    new: str
+    exact: bool  # every place of either has its counterpart
+    same_default: bool  # both required, or both with the same default
+    same_annotation: bool  # the annotations agree, or one side has none
+
+
+@dataclass(frozen=True)
+class RenamedValue:
+    """A value the call passes for a parameter the change renamed: does it carry over as it is?"""
+
+    param: str
+    new: str
+    source: str
+    transformed: tuple[str, str] | None  # (old, new) expression between parameter and use, when they differ
 
 
 class DefaultEvidence(Protocol):

@@ -25,3 +25,25 @@ def old_default_now_required(f: RequiredNow) -> Pin | None:
     if not f.names_in_scope or f.variable_in_scope:
         return None
     return Pin("BO301", f.param, d, f"{f.param}={d} added (it had that default before and is required now)")
+
+
+@rule(
+    "BO302",
+    "the-literal-it-replaced",
+    summary="A new required parameter read where the old body had a literal takes that literal: it is what "
+        "every "
+    "call got before, whatever the tests pass (tests want a quick run, benchmarks the measured one).",
+    motivated_by="`torch.compile(fn, mode='reduce-overhead')` became `torch.compile(fn, mode=self.mode)`",
+    fires="`CompiledOp(n, dtype)` -> `CompiledOp(n, mode='reduce-overhead', dtype=dtype)`",
+    quiet="a new `mode` the old body had no literal for: the tests or a person say",
+)
+def the_literal_it_replaced(f: RequiredNow) -> Pin | None:
+    if f.introduced is None or f.passed_before or f.variable_in_scope:
+        return None
+    return Pin(
+        "BO302",
+        f.param,
+        f.introduced,
+        f"{f.param}={f.introduced} added: the old constructor used {f.introduced} where the new one reads "
+        f"'{f.param}'",
+    )

@@ -31,6 +31,15 @@ class Contest:
 
 
 @dataclass(frozen=True)
+class Rename:
+    """The parameter is the old one under a new name: a call's value for it carries over."""
+
+    rule: str
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
 class Pin:
     """A changed default the call relied on is passed explicitly, with its old value."""
 
@@ -65,4 +74,4 @@ class LeaveToRun:
     reason: str
 
 
-Verdict = Keep | Drop | Contest | Pin | Hand | Note | LeaveToRun
+Verdict = Keep | Drop | Contest | Rename | Pin | Hand | Note | LeaveToRun

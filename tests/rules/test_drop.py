@@ -46,6 +46,13 @@ FIRES = [
     ("BO209", rv(moved=MovedTo(Moved.FORGOTTEN)), Hand),
     ("BO210", rv(param="edge_feature", source="e", namesake="edge_attr"), Hand),
     ("BO211", rv(param="M", source="M", keyword=False), Drop),
+    ("BO212", rv(replaced_by="1e-6"), Hand),
+    ("BO213", rv(param="timeout", source="30", folded_into="cfg.timeout"), Hand),
+    (
+        "BO214",
+        rv(param="log_scale", source="0.5", transformed=("scale", "math.exp(log_scale)", "scale")),
+        Hand,
+    ),
 ]
 
 # (rule id, facts where that rule does not answer)
@@ -60,7 +67,15 @@ QUIET = [
     ("BO208", rv(moved=MovedTo(Moved.FORGOTTEN))),
     ("BO209", rv(moved=MovedTo(Moved.FORGOTTEN), slot_taken_by="scale")),
     ("BO210", rv(param="edge_feature", source="e", keyword=False, namesake="edge_attr")),
+    ("BO212", rv(param="M", source="M", keyword=False, replaced_by="None")),
+    ("BO213", rv(param="timeout", source="30")),
+    ("BO214", rv(param="log_scale", source="0.5")),
 ]
+
+
+def test_the_constant_itself_is_dropped() -> None:
+    d = decide.removed_value(rv(source="1e-6", replaced_by="1e-6"))
+    assert isinstance(d.verdict, Drop) and d.verdict.rule == "BO212"
 
 
 @pytest.mark.parametrize("rule_id, facts, kind", FIRES, ids=[f[0] for f in FIRES])

@@ -13,7 +13,9 @@ from benchop_hook.rules.verdicts import Pin
 
 DIM = RequiredNow("dim", "-1", False, True, True, False)
 
-FIRES = [("BO301", DIM)]
+MODE = RequiredNow("mode", None, False, False, True, False, introduced='"reduce-overhead"')
+
+FIRES = [("BO301", DIM), ("BO302", MODE)]
 QUIET = [
     ("BO301", replace(DIM, param="ctx", old_default="None")),
     ("BO301", replace(DIM, variable_in_scope=True)),
@@ -21,19 +23,22 @@ QUIET = [
     ("BO301", replace(DIM, old_default="make()", constant=False)),
     ("BO301", replace(DIM, passed_before=True)),
     ("BO301", replace(DIM, old_default=None)),
+    ("BO302", replace(MODE, introduced=None)),
+    ("BO302", replace(MODE, variable_in_scope=True)),
 ]
 
 
 @pytest.mark.parametrize("rule_id, facts", FIRES)
-def test_the_old_default_of_a_now_required_parameter_is_kept(rule_id: str, facts: RequiredNow) -> None:
+def test_the_value_the_call_got_before_is_kept(rule_id: str, facts: RequiredNow) -> None:
     d = decide.required_now(facts)
     assert d is not None and isinstance(d.verdict, Pin) and d.verdict.rule == rule_id
-    assert d.verdict.value == "-1"
+    assert d.verdict.value == (facts.old_default or facts.introduced)
 
 
 @pytest.mark.parametrize(
-    "rule_id, facts", QUIET, ids=["none", "variable", "names", "call", "passed", "none-at-all"]
+    "rule_id, facts",
+    QUIET,
+    ids=["none", "variable", "names", "call", "passed", "none-at-all", "no-literal", "variable-of-its-name"],
 )
-def test_no_old_default_is_kept(rule_id: str, facts: RequiredNow) -> None:
+def test_no_value_is_kept(rule_id: str, facts: RequiredNow) -> None:
     assert REGISTRY[rule_id].check(facts) is None
-    assert decide.required_now(facts) is None

@@ -15,15 +15,16 @@ from benchop_hook.rules.registry import REGISTRY
 from benchop_hook.rules.verdicts import Contest, Drop, Hand, Keep, LeaveToRun, Note, Pin, Verdict
 
 # The guards come before the drops: a value is dropped only once no rule says what it chose or fed.
-# What the body says of the value (a constant, a config, a transform) comes before what the signatures guess.
+# A value the parameter took anyway goes; then what the body says of the value (a constant, a config, a
+# transform) comes before what the value's form and the signatures suggest.
 REMOVED_VALUE = (
-    "BO202",
-    "BO203",
-    "BO204",
     "BO205",
     "BO212",
     "BO213",
     "BO214",
+    "BO202",
+    "BO203",
+    "BO204",
     "BO206",
     "BO207",
     "BO208",

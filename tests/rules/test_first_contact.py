@@ -40,7 +40,8 @@ def _run(repo: Repo, c: Case) -> tuple[int, str, str]:
     if c.tests:
         repo.write(
             TEST.format(name=c.name),
-            f"import torch\n\nfrom minitile.ops.{c.name} import {cls}\n\n\ndef test_it():\n    {c.tests[0]}\n",
+            f"import torch\n\nfrom minitile.ops.{c.name} import {cls}\n\n\ndef test_it():\n    "
+            f"{c.tests[0]}\n",
         )
     repo.commit(f"a {c.name} op")
     repo.write(op, _module(c.new))
@@ -64,9 +65,11 @@ TIMER = Case(
 )
 COMPILED = Case(
     "compiled",
-    "class CompiledOp(Op):\n    def __init__(self, n, dtype):\n        self.n = n\n        self.dtype = dtype\n"
+    "class CompiledOp(Op):\n    def __init__(self, n, dtype):\n        self.n = n\n        self.dtype = "
+    "dtype\n"
     "        self.fn = torch.compile(self.forward, mode='reduce-overhead')\n",
-    "class CompiledOp(Op):\n    def __init__(self, n, mode, dtype):\n        self.n = n\n        self.dtype = dtype\n"
+    "class CompiledOp(Op):\n    def __init__(self, n, mode, dtype):\n        self.n = n\n        "
+    "self.dtype = dtype\n"
     "        self.fn = torch.compile(self.forward, mode=mode)\n",
     "CompiledOp(n, dtype)",
     ("CompiledOp(4, torch.float32)", "CompiledOp(4, 'default', torch.float32)"),
@@ -96,7 +99,8 @@ PRIOR = Case(
     "prior",
     "class PriorOp(Op):\n    def __init__(self, n, log_scale=0.0):\n        self.n = n\n"
     "        self.scale = math.exp(log_scale)\n",
-    "class PriorOp(Op):\n    def __init__(self, n, scale=1.0):\n        self.n = n\n        self.scale = scale\n",
+    "class PriorOp(Op):\n    def __init__(self, n, scale=1.0):\n        self.n = n\n        self.scale = "
+    "scale\n",
     "PriorOp(n, log_scale=0.5)",
 )
 LAYER = Case(

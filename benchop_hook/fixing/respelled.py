@@ -27,6 +27,9 @@ def no_change(e: Edit, old_ref: ClassRef | None, ref: ClassRef | None, j: Judgin
         )
     if _member_renamed(e, old_ref, ref, j) or _enum_of_the_value(e, old_ref, ref, j):
         return True
+    if e.old_default and e.new_default and eta_equal(e.old_default, e.new_default):
+        # ignite 7e5dd2ae8c: `batch_size=lambda x: len(x)` became `batch_size=len`: the same function.
+        return True
     if _restored(e, ref, j):
         # pyg 45fb6530, kornia 52cee42a (ruff B006): `attrs=["x"]` became `attrs=None`, and `__init__` does
         # `if attrs is None: attrs = ["x"]`.
@@ -262,3 +265,30 @@ def respelled(old: str | None, new: str | None) -> bool:
     if old is not None and new is not None and ((a == "" and b is None) or (a is None and b == "")):
         return True
     return isinstance(a, str) and isinstance(b, str) and a != b and a.lower() == b.lower()
+
+
+def eta_equal(a: str, b: str) -> bool:
+    """`lambda x: f(x)` and `f` are one function: a lambda that only passes its parameters on, in order, to
+    a name is that name (whatever the name is bound to, both sides call the same thing)."""
+
+    def unwrapped(src: str) -> str | None:
+        try:
+            node = ast.parse(src.strip(), mode="eval").body
+        except SyntaxError:
+            return None
+        if not isinstance(node, ast.Lambda):
+            return ast.unparse(node)
+        a = node.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+            return None
+        call = node.body
+        names = [p.arg for p in a.args]
+        passed = [x.id for x in call.args if isinstance(x, ast.Name)] if isinstance(call, ast.Call) else []
+        if not isinstance(call, ast.Call) or call.keywords or passed != names or len(call.args) != len(names):
+            return None
+        if any(n in {x.id for x in ast.walk(call.func) if isinstance(x, ast.Name)} for n in names):
+            return None
+        return ast.unparse(call.func)
+
+    ua, ub = unwrapped(a), unwrapped(b)
+    return ua is not None and ua == ub and "lambda" in (a + b)

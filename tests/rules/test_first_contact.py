@@ -181,3 +181,27 @@ def test_a_keyword_renamed_to_its_plural_carries_its_value(repo: Repo) -> None:
     rc, out, text = _run(repo, PLURAL)
     assert rc == 0, out
     assert "StackOp(inputs=[n, n], dim=1)" in text, out
+
+
+def _sized(new_default: str) -> Case:
+    return Case(
+        "sized",
+        "class SizedOp(Op):\n    def __init__(self, n, size_fn=lambda x: len(x)):\n        self.n = n\n"
+        "        self.size_fn = size_fn\n",
+        f"class SizedOp(Op):\n    def __init__(self, n, size_fn={new_default}):\n        self.n = n\n"
+        "        self.size_fn = size_fn\n",
+        "SizedOp(n)",
+    )
+
+
+def test_a_default_that_only_wraps_a_function_is_that_function(repo: Repo) -> None:
+    rc, out, text = _run(repo, _sized("len"))
+    assert rc == 0, out
+    assert "every benchmark call still binds" in out, out
+    assert "SizedOp(n)" in text
+
+
+def test_a_default_that_is_another_function_is_a_change(repo: Repo) -> None:
+    rc, out, _ = _run(repo, _sized("lambda x: x.numel()"))
+    assert rc == 0, out
+    assert "relies on the default of 'size_fn'" in out, out

@@ -72,12 +72,17 @@ def _range_pass(
 ) -> tuple[StaticResult, StaticContext]:
     pr = projects(cfg, paths, src)
     cs = detect_changes(src, paths, pr)
+    outside: frozenset[str] = frozenset()
     if op is not None:
         from benchop_hook.fixing.one_op import of_op
 
-        cs = replace(cs, changes=of_op(cs.changes, op))
+        kept = of_op(cs.changes, op)
+        outside = frozenset(
+            r.name for c in cs.changes if c not in kept for r in (c.old, c.new) if r is not None
+        )
+        cs = replace(cs, changes=kept)
     ev = cs.evidence if cs.evidence is not None else evidence_for(src, paths, pr.new, pr.old)
-    ctx = StaticContext(paths, pr.new, pr.old, src.bench, ev, cs.changes, turned_off(cfg.ignore))
+    ctx = StaticContext(paths, pr.new, pr.old, src.bench, ev, cs.changes, turned_off(cfg.ignore), outside)
     result = StaticResult(target, cs.changes, skipped=cs.skipped, op_files_changed=cs.op_files_changed)
     if not cs.changes or pr.old is None:
         return result, ctx

@@ -32,6 +32,7 @@ class StaticContext:
     evidence: TestEvidence
     changes: tuple[OpChange, ...]
     off: frozenset[str] = frozenset()  # the rules turned off: the run's dict fixer asks the same rules
+    outside_op: frozenset[str] = frozenset()  # changed classes `--op` left out of this run
 
 
 SigEdits = tuple[Signature | None, Signature | None, tuple[Edit, ...]]

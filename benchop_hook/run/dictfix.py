@@ -74,6 +74,13 @@ def _fix_at(
     site = min(sites, key=lambda s: (s.end_lineno - s.lineno, s.end_col - s.col))
     change = _change_for(site, f, ctx.changes)
     if change is None:
+        named = {a.name for a in site.atoms if isinstance(a, ClassRef)} | {
+            a.cls.name for a in site.atoms if isinstance(a, Instance)
+        }
+        if named & ctx.outside_op:
+            raise _NoFix(
+                f"the call builds {sorted(named & ctx.outside_op)[0]}, outside --op: run without --op"
+            )
         raise _NoFix("the call does not build an Op whose signature changed")
     dstar = [a for a in site.args if a.kind == "dstar"]
     if len(dstar) != 1 or any(a.kind == "star" for a in site.args) or site.splat_name is None:

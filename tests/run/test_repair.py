@@ -132,3 +132,35 @@ def test_the_repair_loop_imports_libcst_only_to_fix_a_dict() -> None:
     code = "import sys, benchop_hook.run.repair, benchop_hook.run.execute; print('libcst' in sys.modules)"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert r.stdout.strip() == "False", r.stdout + r.stderr
+
+
+OUTSIDE_OP_BENCH = """import torch
+
+from minitile.ops import RMSNormOp, SumFwdOp
+from workloads import randn
+
+PARAMS = dict(M=64, N=256, dtype=torch.float32)
+
+
+def test_both_bench():
+    x = randn(64, 256)
+    norm = RMSNormOp(64, hidden=256, dtype=torch.float32)
+    op = SumFwdOp(**PARAMS)
+    assert norm is not None and op(x) is not None
+"""
+
+
+def test_a_call_of_an_op_outside_op_is_named_so(repo: Repo, tmp_path: Path) -> None:
+    # The run is restricted to RMSNormOp; the same function builds SumFwdOp, whose change is not this run's.
+    repo.write("benchmarks/ops/bench_both.py", OUTSIDE_OP_BENCH)
+    repo.commit("a benchmark of two Ops")
+    reduction_change(repo)
+    repo.replace("src/minitile/ops/norm.py", "eps=1e-6):", "eps=1e-5):")
+    repo.commit("reduction: rows from the input; norm: a new eps")
+    r, data = run_json(
+        repo, tmp_path, "--from-ref", "HEAD~1", "--to-ref", "HEAD", "--op", "RMSNormOp", "--no-commit"
+    )
+    both = next(b for b in data["benchmarks"] if b["path"] == "benchmarks/ops/bench_both.py")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "outside --op" in both["reason"], both["reason"]
+    assert "does not build an Op whose signature changed" not in both["reason"]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
-_MAX_DEPTH = 4  # how deep `self.` calls are followed: a constructor's helpers and theirs, not the whole class
+_MAX_DEPTH = 4
 _MAX_UNITS = 4000  # a generated or enormous method stops being read here rather than slowing the hook
 _MAX_GAP = 400  # unpaired statements compared all against all only in stretches up to this many pairs
 _BLOCKS = ("body", "orelse", "finalbody")  # statement lists of compound statements
@@ -75,6 +75,28 @@ def body(classes: Sequence[ast.ClassDef], method: str, params: Sequence[str]) ->
         if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
     }
     return Body(tuple(units), names, _aliases(units, names), frozenset(bound - names), frozenset(inlined))
+
+
+def reached(classes: Sequence[ast.ClassDef], method: str) -> tuple[int, ...]:
+    """The functions `body(classes, method, ...)` reads (ids of their nodes, in the order it meets them): two
+    class lists that reach the same functions have the same body, whatever else their classes hold."""
+    out: list[int] = []
+    found = _find(classes, method, 0)
+    todo = [(found, 0)] if found is not None else []
+    seen: set[int] = set()
+    while todo:
+        (index, fn), depth = todo.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        out.append(id(fn))
+        if depth >= _MAX_DEPTH:
+            continue
+        for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call)):
+            target = _callee(call, classes, index)
+            if target is not None:
+                todo.append(((target[0], target[1]), depth + 1))
+    return tuple(out)
 
 
 def _find(classes: Sequence[ast.ClassDef], name: str, start: int) -> tuple[int, Function] | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from benchop_hook.analysis.alignment import reached
 from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import Edit, EditKind
 from benchop_hook.analysis.flow import Flow, param_flow
@@ -34,8 +35,13 @@ def body_flow(
     if key not in j.memo:
         old_p = j.commit_old_p or j.old_p
         old_c, new_c = class_nodes(old_p, old_ref), class_nodes(j.new_p, ref)
-        names = [p.name for p in old_sig.params], [p.name for p in new_sig.params]
-        j.memo[key] = param_flow(old_c, new_c, *names) if old_c and new_c else None
+        names = tuple(p.name for p in old_sig.params), tuple(p.name for p in new_sig.params)
+        # Classes that share their constructor's code (a family that inherits it from one base) share its
+        # flow: the functions read, not the classes, decide it.
+        same = ("flow-of", reached(old_c, "__init__"), reached(new_c, "__init__"), names)
+        if same not in j.memo:
+            j.memo[same] = param_flow(old_c, new_c, *names) if old_c and new_c else None
+        j.memo[key] = j.memo[same]
     found: Flow | None = j.memo[key]
     return found
 

@@ -216,6 +216,8 @@ def _fill_required(  # long: each new parameter's value, from the slot, the test
             v = decision.verdict
             if isinstance(v, LeaveToRun):
                 return d.refused(v.reason, rule=v.rule, to_run=True)
+            if isinstance(v, Hand):
+                return d.refused(v.reason, rule=v.rule)
             if isinstance(v, Pin):
                 d.add(p.name, v.value, v.note)
                 continue

@@ -36,8 +36,9 @@ REMOVED_VALUE = (
 SLOT = "BO201"
 # A default that means the same is no change at all; the reasons not to pin come before the pin.
 CHANGED_DEFAULT = ("BO401", "BO402", "BO403", "BO404", "BO405", "BO406", "BO407", "BO408")
-# The old value first (the same parameter, once optional), then the literal the new one replaced.
-REQUIRED_NOW = ("BO301", "BO302")
+# The old value first (the same parameter, once optional; a None it relied on is a person's to replace), then
+# the literal a new parameter replaced.
+REQUIRED_NOW = ("BO301", "BO303", "BO302")
 BODY_RENAME = ("BO601",)
 RENAMED_VALUE = ("BO602",)
 

@@ -249,7 +249,7 @@ def removed_value_dropped(f: RemovedValue) -> Drop:
     "BO212",
     "a-constant-in-its-place",
     summary="Where the new body uses a constant at every place the removed parameter was used, a value "
-        "equal to "
+    "equal to "
     "that constant is dropped, and any other value is a choice the new class no longer offers.",
     motivated_by="a norm whose `eps` left the constructor for a fixed `self.eps = 1e-6`",
     fires="`Norm(64, eps=1e-5)` after `eps` left and the body sets `self.eps = 1e-6`",
@@ -293,7 +293,7 @@ def folded_into_a_config(f: RemovedValue) -> Hand | None:
     "BO214",
     "renamed-through-another-transform",
     summary="A removed parameter whose places a new parameter takes through another transform "
-        "(`exp(log_scale)` "
+    "(`exp(log_scale)` "
     "-> `scale`) is no plain rename: carried over, the value would mean something else.",
     motivated_by="a prior whose `log_scale` became `scale`, the `exp()` gone from the body",
     fires="`Prior(log_scale=0.5)` after `self.scale = exp(log_scale)` became `self.scale = scale`",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from benchop_hook.rules.facts import RequiredNow
 from benchop_hook.rules.registry import rule
-from benchop_hook.rules.verdicts import Pin
+from benchop_hook.rules.verdicts import Hand, Pin
 
 
 @rule(
@@ -31,7 +31,7 @@ def old_default_now_required(f: RequiredNow) -> Pin | None:
     "BO302",
     "the-literal-it-replaced",
     summary="A new required parameter read where the old body had a literal takes that literal: it is what "
-        "every "
+    "every "
     "call got before, whatever the tests pass (tests want a quick run, benchmarks the measured one).",
     motivated_by="`torch.compile(fn, mode='reduce-overhead')` became `torch.compile(fn, mode=self.mode)`",
     fires="`CompiledOp(n, dtype)` -> `CompiledOp(n, mode='reduce-overhead', dtype=dtype)`",
@@ -46,4 +46,27 @@ def the_literal_it_replaced(f: RequiredNow) -> Pin | None:
         f.introduced,
         f"{f.param}={f.introduced} added: the old constructor used {f.introduced} where the new one reads "
         f"'{f.param}'",
+    )
+
+
+@rule(
+    "BO303",
+    "none-was-its-value",
+    summary="A call that left a parameter at its old default None, which the new class now requires a "
+        "value for, "
+    "is asked of a person: None stood for what the old code worked out by itself (from the inputs, most "
+    "often), and no constant another call passes stands for that.",
+    motivated_by="a metric whose `data_range=None` (max minus min of the data) became a required "
+        "`data_range`",
+    fires="`PSNR()` after `data_range=None` became `data_range`, while the tests pass `data_range=10.0`",
+    quiet="`PSNR(data_range=dr)`: the call passed it before, and passes it still",
+    guard=True,
+)
+def none_was_its_value(f: RequiredNow) -> Hand | None:
+    if f.old_default != "None" or f.passed_before:
+        return None
+    return Hand(
+        "BO303",
+        f"it left '{f.param}' at None, which the new class requires a value for: None stood for what the old "
+        f"code worked out by itself, and no constant stands for that: pass {f.param} by hand",
     )

@@ -12,7 +12,7 @@ from benchop_hook.rules.verdicts import Hand, Rename
     "BO601",
     "rename-the-body-shows",
     summary="A removed parameter and an added one that the constructor's body uses at exactly the same "
-        "places, with "
+    "places, with "
     "the same default and type, are one parameter renamed: a call's value carries over to the new name.",
     motivated_by="`Timer(use_sync=True)` -> `Timer(sync=True)`, `if self.use_sync:` become `if self.sync:`",
     fires="`Timer(use_sync=True)` -> `Timer(sync=True)`, even where the tests' one pair passes `sync=False`",
@@ -28,7 +28,7 @@ def rename_the_body_shows(f: BodyRename) -> Rename | None:
     "BO602",
     "rename-through-another-transform",
     summary="A parameter renamed whose value the new body uses through another transform is not carried "
-        "over: "
+    "over: "
     "`log_scale=0.5` into `scale=` measures 0.5 where it measured e^0.5.",
     motivated_by="a prior whose `log_scale` became `scale`, the `exp()` gone from the body",
     fires="`Prior(log_scale=0.5)` after `self.scale = exp(log_scale)` became `self.scale = scale`",

@@ -158,7 +158,12 @@ def test_classify(call, old, new, status):
         pytest.param("x, eps=0.5", "Op(x, eps=0.5)", id="a-value-is-pinned"),
         # lmdeploy's SchedulerSession(session_id, seq_manager=None) -> (session_id, seq_manager): None is what
         # the constructor stopped accepting (it reads seq_manager.seq_meta now).
-        pytest.param("x, eps=None", "NoPlan: needs a value for 'eps' (no evidence)", id="none-is-not"),
+        pytest.param(
+            "x, eps=None",
+            "NoPlan: it left 'eps' at None, which the new class requires a value for: None stood for what the "
+            "old code worked out by itself, and no constant stands for that: pass eps by hand",
+            id="none-is-not",
+        ),
     ],
 )
 def test_a_default_that_became_required(old: str, after: str) -> None:

@@ -205,3 +205,21 @@ def test_a_default_that_is_another_function_is_a_change(repo: Repo) -> None:
     rc, out, _ = _run(repo, _sized("lambda x: x.numel()"))
     assert rc == 0, out
     assert "relies on the default of 'size_fn'" in out, out
+
+
+PSNR = Case(
+    "psnr",
+    "class PsnrOp(Op):\n    def __init__(self, n, data_range=None):\n        self.n = n\n"
+    "        self.data_range = data_range\n",
+    "class PsnrOp(Op):\n    def __init__(self, n, data_range):\n        self.n = n\n"
+    "        self.data_range = data_range\n",
+    "PsnrOp(n)",
+    ("PsnrOp(4)", "PsnrOp(4, data_range=10.0)"),
+)
+
+
+def test_a_none_the_call_relied_on_is_not_filled_from_a_test(repo: Repo) -> None:
+    rc, out, text = _run(repo, PSNR)
+    assert rc == 1, out
+    assert "data_range=10.0" not in text
+    assert "[BO303]" in out, out

@@ -160,8 +160,8 @@ def test_classify(call, old, new, status):
         # the constructor stopped accepting (it reads seq_manager.seq_meta now).
         pytest.param(
             "x, eps=None",
-            "NoPlan: it left 'eps' at None, which the new class requires a value for: None stood for what the "
-            "old code worked out by itself, and no constant stands for that: pass eps by hand",
+            "NoPlan: it left 'eps' at None, which the new class requires a value for: None stood for what "
+            "the old code worked out by itself, and no constant stands for that: pass eps by hand",
             id="none-is-not",
         ),
     ],

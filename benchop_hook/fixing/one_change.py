@@ -45,7 +45,9 @@ from benchop_hook.fixing.results import (
     Finding,
 )
 from benchop_hook.fixing.taught import Taught, as_the_commit_shows, example_of, in_place, taught_for
-from benchop_hook.rules.facts import Moved
+from benchop_hook.rules import decide
+from benchop_hook.rules.facts import BoundBefore, Moved
+from benchop_hook.rules.verdicts import LeaveToRun, Note
 
 AUTHORED_BROKEN = (
     "not rewritten: this call was written in this change for the new signature, and it does not bind it: "
@@ -130,21 +132,18 @@ def judge_one(
                 method=method,
             )
         )
-    if status is Status.STALE and site.guard is not None:
-        # A condition bench-op can't evaluate may keep the classes it does not fit away: as in --all-files,
-        # only a run can tell.
-        now = judge_now(args, None, new_sig, None)[1]
-        problem = f"unknown: the run decides ({now}, but only {site.guard})"
-        return Finding(site, op, Status.UNKNOWN, problem, why_not="left to the run", method=method)
     if status is Status.STALE:
-        return Finding(
-            site,
-            op,
-            status,
-            problem,
-            why_not="it did not bind before this change either: fix it by hand",
-            method=method,
-        )
+        # A condition bench-op can't evaluate may keep the classes it does not fit away (as in --all-files,
+        # only a run can tell); else the call was broken before: a report, not this change's stop.
+        q = BoundBefore(False, judge_now(args, None, new_sig, None)[1], site.guard)
+        d = decide.bound_before(q, j.off)
+        v = d.verdict if d is not None else None
+        if isinstance(v, LeaveToRun):
+            return Finding(
+                site, op, Status.UNKNOWN, v.reason, why_not="left to the run", method=method, rule=v.rule
+            )
+        if isinstance(v, Note):
+            return Finding(site, op, status, problem, why_not=v.text, method=method, rule=v.rule)
     sigs = (old_sig, new_sig, tuple(edits))
     return _judge_binding(site, op, change, args, sigs, status, problem, j, cases)
 

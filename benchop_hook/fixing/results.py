@@ -159,7 +159,8 @@ class Finding:
 
     @property
     def needs_action(self) -> bool:
-        return (self.status not in (Status.OK, Status.DEFAULT) or self.hand) and not self.fixed
+        # A call broken before the change (STALE) is reported, never this change's stop (rules/binding.py).
+        return (self.status not in (Status.OK, Status.DEFAULT, Status.STALE) or self.hand) and not self.fixed
 
     @property
     def runtime_candidate(self) -> bool:

@@ -9,8 +9,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from benchop_hook.errors import ConfigError
-from benchop_hook.rules import drop, fill, pin, rename  # noqa: F401  (importing them registers their rules)
-from benchop_hook.rules.facts import BodyRename, ChangedDefault, RemovedValue, RenamedValue, RequiredNow
+from benchop_hook.rules import binding, drop, fill, pin, rename  # noqa: F401  (importing them registers their rules)
+from benchop_hook.rules.facts import (
+    BodyRename,
+    BoundBefore,
+    ChangedDefault,
+    RemovedValue,
+    RenamedValue,
+    RequiredNow,
+)
 from benchop_hook.rules.registry import REGISTRY
 from benchop_hook.rules.verdicts import Contest, Drop, Hand, Keep, LeaveToRun, Note, Pin, Verdict
 
@@ -42,7 +49,8 @@ REQUIRED_NOW = ("BO301", "BO303", "BO302")
 BODY_RENAME = ("BO601",)
 RENAMED_VALUE = ("BO602",)
 
-ORDERED = (SLOT, *REMOVED_VALUE, *REQUIRED_NOW, *CHANGED_DEFAULT, *BODY_RENAME, *RENAMED_VALUE)
+BINDING = ("BO101",)
+ORDERED = (*BINDING, SLOT, *REMOVED_VALUE, *REQUIRED_NOW, *CHANGED_DEFAULT, *BODY_RENAME, *RENAMED_VALUE)
 
 
 @dataclass(frozen=True)
@@ -117,6 +125,11 @@ def changed_default(f: ChangedDefault, off: frozenset[str] = frozenset()) -> Dec
     return Decision((v,))
 
 
+def bound_before(f: BoundBefore, off: frozenset[str] = frozenset()) -> Decision | None:
+    v = _first(BINDING, f, off)
+    return Decision((v,)) if v is not None else None
+
+
 def body_rename(f: BodyRename, off: frozenset[str] = frozenset()) -> Decision | None:
     v = _first(BODY_RENAME, f, off)
     return Decision((v,)) if v is not None else None
@@ -143,6 +156,7 @@ __all__ = [
     "Note",
     "Pin",
     "body_rename",
+    "bound_before",
     "changed_default",
     "removed_value",
     "renamed_value",

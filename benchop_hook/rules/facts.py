@@ -26,6 +26,15 @@ class MovedTo:
 
 
 @dataclass(frozen=True)
+class BoundBefore:
+    """A call against the old signature: did it bind before the change?"""
+
+    bound_before: bool
+    error_now: str  # what binding the new signature says
+    guard: str | None  # a condition around the call that bench-op can't evaluate
+
+
+@dataclass(frozen=True)
 class RemovedValue:
     """An argument a call passes for a parameter the change removed: can it be dropped?"""
 

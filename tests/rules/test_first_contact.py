@@ -223,3 +223,20 @@ def test_a_none_the_call_relied_on_is_not_filled_from_a_test(repo: Repo) -> None
     assert rc == 1, out
     assert "data_range=10.0" not in text
     assert "[BO303]" in out, out
+
+
+STALE = Case(
+    "tracker",
+    "class TrackerOp(Op):\n    def __init__(self, n, project_dir=None):\n        self.n = n\n"
+    "        self.dir = project_dir\n",
+    "class TrackerOp(Op):\n    def __init__(self, n, project_dir=None, flush=False):\n        self.n = n\n"
+    "        self.dir = project_dir\n        self.flush = flush\n",
+    "TrackerOp(n, logging_dir='runs')",
+)
+
+
+def test_a_call_broken_before_the_change_is_reported_and_does_not_stop_it(repo: Repo) -> None:
+    rc, out, text = _run(repo, STALE)
+    assert rc == 0, out
+    assert "not this change's break" in out and "[BO101]" in out, out
+    assert "TrackerOp(n, logging_dir='runs')" in text

@@ -74,14 +74,7 @@ def _fix_at(
     site = min(sites, key=lambda s: (s.end_lineno - s.lineno, s.end_col - s.col))
     change = _change_for(site, f, ctx.changes)
     if change is None:
-        named = {a.name for a in site.atoms if isinstance(a, ClassRef)} | {
-            a.cls.name for a in site.atoms if isinstance(a, Instance)
-        }
-        if named & ctx.outside_op:
-            raise _NoFix(
-                f"the call builds {sorted(named & ctx.outside_op)[0]}, outside --op: run without --op"
-            )
-        raise _NoFix("the call does not build an Op whose signature changed")
+        raise _NoFix(_no_change_why(site, ctx))
     dstar = [a for a in site.args if a.kind == "dstar"]
     if len(dstar) != 1 or any(a.kind == "star" for a in site.args) or site.splat_name is None:
         raise _NoFix(
@@ -214,6 +207,16 @@ def _moved_values(
     passed = {p.name: p.name for p in old_sig.params if new_sig.get(p.name) is None}
     lost = defaults_lost(j, change.old or ref, ref, old_sig, new_sig, (), passed) if method is None else {}
     return {**lost, **moved_values(j, change.old or ref, ref, old_sig, new_sig, method)}
+
+
+def _no_change_why(site: CallSite, ctx: StaticContext) -> str:
+    """Why the failing call has no change to fix it by: `--op` left its class out, or none of its classes
+    changed."""
+    named = {a.name for a in site.atoms if isinstance(a, ClassRef)}
+    named |= {a.cls.name for a in site.atoms if isinstance(a, Instance)}
+    if named & ctx.outside_op:
+        return f"the call builds {sorted(named & ctx.outside_op)[0]}, outside --op: run without --op"
+    return "the call does not build an Op whose signature changed"
 
 
 def _change_for(site: CallSite, f: Failure, changes: tuple[OpChange, ...]) -> OpChange | None:

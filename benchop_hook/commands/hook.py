@@ -26,6 +26,7 @@ from benchop_hook.git.target import Target
 from benchop_hook.program import command
 
 if TYPE_CHECKING:
+    from benchop_hook.run.job import Job
     from benchop_hook.run.outcome import RunOutcome
 
 
@@ -178,14 +179,18 @@ def _background(repo: gitrepo.RepoPaths, cfg: config_mod.Config, target: Target,
     return EXIT_OK
 
 
-def _detached(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, base: str, commit: str) -> int:
-    """The background run itself (`hook follow-up --detached BASE COMMIT`), started by `_background`."""
-    from benchop_hook.followup.background import run_detached
-
-    changes = gitrepo.range_changes(repo.root, base, commit)
-    target = Target("range", base[:12], commit[:12], base, commit)
+def _follow_up_job(
+    opts: Options,
+    repo: gitrepo.RepoPaths,
+    cfg: config_mod.Config,
+    target: Target,
+    changes: list[gitrepo.Change] | tuple[gitrepo.Change, ...],
+    *,
+    agent: bool,
+) -> Job:
+    """The follow-up stage's job, in the foreground or the background: what it runs is `run-after-commit`."""
     after = cfg.run_after_commit
-    job = job_for(
+    return job_for(
         opts,
         repo,
         cfg,
@@ -194,8 +199,17 @@ def _detached(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, ba
         affected=after == "affected",
         no_run=after == "never",
         no_run_why=NEVER,
+        agent=agent,
     )
-    return run_detached(job)
+
+
+def _detached(opts: Options, repo: gitrepo.RepoPaths, cfg: config_mod.Config, base: str, commit: str) -> int:
+    """The background run itself (`hook follow-up --detached BASE COMMIT`), started by `_background`."""
+    from benchop_hook.followup.background import run_detached
+
+    changes = gitrepo.range_changes(repo.root, base, commit)
+    target = Target("range", base[:12], commit[:12], base, commit)
+    return run_detached(_follow_up_job(opts, repo, cfg, target, changes, agent=False))
 
 
 def _runs_after_commit(cfg: config_mod.Config, follow_up: bool) -> bool:
@@ -287,18 +301,7 @@ def _run_follow_up(
         from benchop_hook.run.execute import echo
 
         with repo_lock(repo.git_dir):
-            after = cfg.run_after_commit
-            job = job_for(
-                opts,
-                repo,
-                cfg,
-                target,
-                changes,
-                affected=after == "affected",
-                no_run=after == "never",
-                no_run_why=NEVER,
-                agent=True,
-            )
+            job = _follow_up_job(opts, repo, cfg, target, changes, agent=True)
             run = run_and_maybe_commit(job, merge_done=merge, flow_done=flow_done, warm=warm)
     echo(summary_line(run))
     if run.run_seconds is not None and time.monotonic() - started > LONG_RUN:

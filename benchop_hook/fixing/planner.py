@@ -241,8 +241,16 @@ def _required_now(p: Param, old_param: Param | None, old_t: Sequence[str], ev: C
         constant=default is not None and is_constant_source(default),
         names_in_scope=ev.in_scope is None or default is None or free_names(default) <= ev.in_scope,
         variable_in_scope=ev.in_scope is not None and p.name in ev.in_scope,
-        introduced=questions.introduced(ev.flow, p.name),
+        introduced=_writable(questions.introduced(ev.flow, p.name), ev.in_scope),
     )
+
+
+def _writable(src: str | None, in_scope: frozenset[str] | None) -> str | None:
+    """`src` where writing it at the call means what it meant in the class's module: a constant whose names
+    the call's scope binds (a module's own `_pool` is another thing, or nothing, in the benchmark)."""
+    if src is None or not is_constant_source(src):
+        return None
+    return src if in_scope is None or free_names(src) <= in_scope else None
 
 
 def _contested(p: Param, ev: CallEvidence, d: _Draft) -> NoPlan | None:

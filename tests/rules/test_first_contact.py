@@ -240,3 +240,22 @@ def test_a_call_broken_before_the_change_is_reported_and_does_not_stop_it(repo: 
     assert rc == 0, out
     assert "not this change's break" in out and "[BO101]" in out, out
     assert "TrackerOp(n, logging_dir='runs')" in text
+
+
+POOLED = Case(
+    "pooled",
+    "POOL = object()\n\n\nclass PooledOp(Op):\n    def __init__(self, n):\n        self.n = n\n"
+    "        self.pool = POOL\n",
+    "POOL = object()\n\n\nclass PooledOp(Op):\n    def __init__(self, pool, n):\n        self.n = n\n"
+    "        self.pool = pool\n",
+    "PooledOp(n)",
+)
+
+
+def test_a_name_of_the_class_s_module_is_no_literal_to_write_at_the_call(repo: Repo) -> None:
+    # The old body used the module's own POOL where the new one reads `pool`: written at the call, POOL is
+    # another thing (or nothing) in the benchmark.
+    rc, out, text = _run(repo, POOLED)
+    assert rc == 1, out
+    assert "POOL" not in text.split("op = ", 1)[1], text
+    assert "needs a value for 'pool'" in out, out

@@ -141,7 +141,7 @@ def warn_if_wrong(root: str, cfg: Config, *, found_nothing: bool) -> bool:
     # Only a key that finds nothing at all: a config written for several layouts (a repository's eras, as
     # TileOPs' `top/` and `tileops/`) always has a pattern that matches nothing in one of them.
     problems = glob_problems(layout, each_pattern=False)
-    if found_nothing and layout.op_files and not op_classes(root, cfg, layout.op_files):
+    if found_nothing and cfg.op_bases and layout.op_files and not op_classes(root, cfg, layout.op_files):
         problems.append(no_op_class(cfg, layout))
     for p in problems:
         warn(p)

@@ -30,6 +30,7 @@ class Value:
     source: str | None
     reason: str  # where the value comes from, or why there is none
     shown: bool = False  # the commit's own edits build the parameter this way (their agreed template)
+    induced: bool = False  # learned from the tests' calls (a constant they pass): a guess a run must confirm
 
 
 def shape(args: Sequence[Arg]) -> CallShape:

@@ -46,7 +46,7 @@ def apply(v: FileVerdict, *, rewrite: bool, line_length: int, rewriter: Rewriter
             continue
         if f.site.splat_dict is not None and _own_arguments_only(f.site, plan):
             # shown as written: the `**dict` stays as it is
-            findings[k] = f = replace(f, plan=Plan(plan.ops, plan.notes, preview_of(f.site.args, plan.ops)))
+            findings[k] = f = replace(f, plan=replace(plan, preview=preview_of(f.site.args, plan.ops)))
         elif f.site.splat_dict is not None:
             d = dict_edit(v.before, f.site, plan)
             if d is None:
@@ -54,7 +54,7 @@ def apply(v: FileVerdict, *, rewrite: bool, line_length: int, rewriter: Rewriter
                 continue
             dicts.append(d)
             # the same words in check, fix and the commit message: the dict is edited, the call is not
-            findings[k] = replace(f, plan=Plan(plan.ops, plan.notes, dict_preview(f.site, d)))
+            findings[k] = replace(f, plan=replace(plan, preview=dict_preview(f.site, d)))
             continue
         edited.append(f)
     dicts = _unshared(findings, dicts)

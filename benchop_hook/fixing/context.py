@@ -121,6 +121,6 @@ def value_source(
                 f"the tests pass {param}={v.source}, but {', '.join(sorted(missing))} "
                 "is not defined in the benchmark",
             )
-        return Value(v.source, v.reason)
+        return Value(v.source, v.reason, induced=True)
 
     return value_for

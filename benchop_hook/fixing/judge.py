@@ -30,7 +30,6 @@ from benchop_hook.fixing.one_change import (
 from benchop_hook.fixing.pins import DefaultPins
 from benchop_hook.fixing.plan import (
     ArgOp,
-    Plan,
     Status,
     judge_now,
 )
@@ -390,7 +389,7 @@ def through_an_attribute(site: CallSite, f: Finding | None, j: Judging, mi: Modu
             (*f.plan.ops, ArgOp("func_attr", None, c.new.name)),
             (*f.plan.notes, f"{spelled} -> {after}"),
         )
-        return replace(f, plan=Plan(ops, notes, f.plan.preview), renamed_func=after)
+        return replace(f, plan=replace(f.plan, ops=ops, notes=notes), renamed_func=after)
     write = f"{head}.{c.new.name}" if c.new.module == c.old.module else f"{c.new.qualname} (imported)"
     return replace(
         f,

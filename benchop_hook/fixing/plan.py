@@ -42,6 +42,9 @@ class Plan:
     notes: tuple[str, ...]
     preview: str  # the argument list after the edit, e.g. "(N, dtype, dim=-1)"
     trace: tuple[str, ...] = ()  # the rules that decided it, in order (rules/decide.py)
+    # A value in it rests on induction (the tests' constant, the commit's template), not on proof: it lands
+    # only once a run gave numbers.
+    induced: bool = False
 
 
 @dataclass(frozen=True)

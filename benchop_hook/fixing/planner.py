@@ -51,6 +51,7 @@ class _Draft:
         default_factory=dict
     )  # new parameter -> the old keyword of that argument
     trace: list[str] = field(default_factory=list)
+    induced: bool = False  # a value came from the tests or the commit's template (`Plan.induced`)
 
     def add(self, name: str, value: str, note: str) -> None:
         self.ops.append(ArgOp("add_kw", None, name, value))
@@ -227,6 +228,7 @@ def _fill_required(  # long: each new parameter's value, from the slot, the test
             reasons.append(f"'{p.name}' ({found.reason})")
             continue
         d.add(p.name, found.source, f"{p.name}={found.source} added: {found.reason}")
+        d.induced = d.induced or found.induced or found.shown
     if missing:
         return d.refused("needs a value for " + ", ".join(reasons), missing=tuple(missing))
     return None
@@ -268,6 +270,7 @@ def _contested(p: Param, ev: CallEvidence, d: _Draft) -> NoPlan | None:
     if v.shown and v.source is not None:
         # The commit's own edits build it from something else: the slot's argument is not its value.
         d.add(p.name, v.source, f"{p.name}={v.source} added, {src} dropped: {v.reason}")
+        d.induced = True
         return None
     scope = (
         f"the variable {p.name} in scope"
@@ -298,4 +301,4 @@ def _checked(new: Signature, d: _Draft) -> Plan | NoPlan:
         if p != t and not (kind == "kw" and splat is not None and t == "**" + splat.name):
             return d.refused("no edit found that keeps every argument on its parameter")
     preview = "(" + ", ".join(src if kind == "pos" else f"{p}={src}" for kind, p, src in d.final) + ")"
-    return Plan(tuple(d.ops), tuple(d.notes), preview, tuple(d.trace))
+    return Plan(tuple(d.ops), tuple(d.notes), preview, tuple(d.trace), d.induced)

@@ -158,6 +158,13 @@ class Finding:
         return self.renamed_func or self.site.func_source
 
     @property
+    def guessed(self) -> bool:
+        """Its fix rests on induction (a value the tests pass, the commit's own edits as a template), not on
+        proof: it lands in a commit only once a run gave numbers; without a run it is a proposal."""
+        plan = self.plan
+        return plan is not None and bool(plan.ops) and (plan.induced or self.example is not None)
+
+    @property
     def needs_action(self) -> bool:
         # A call broken before the change (STALE) is reported, never this change's stop (rules/binding.py).
         return (self.status not in (Status.OK, Status.DEFAULT, Status.STALE) or self.hand) and not self.fixed
@@ -190,6 +197,7 @@ class Finding:
             "evidence": self.example.as_json() if self.example else None,
             "rule": self.rule,
             "trace": list(self.trace),
+            "guessed": self.guessed,
         }
 
 

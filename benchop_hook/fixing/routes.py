@@ -19,7 +19,7 @@ from benchop_hook.fixing.choices import choice_words
 from benchop_hook.fixing.context import value_source
 from benchop_hook.fixing.judging import Judging, moved_values, test_checks
 from benchop_hook.fixing.pins import pins_for
-from benchop_hook.fixing.plan import ArgOp, NoPlan, Plan, Status, as_clause, default_pins
+from benchop_hook.fixing.plan import ArgOp, NoPlan, Status, as_clause, default_pins
 from benchop_hook.fixing.planner import CallEvidence, plan
 from benchop_hook.fixing.questions import DropEvidence
 from benchop_hook.fixing.results import Finding
@@ -122,7 +122,7 @@ def route(
             f"{param}={value} dropped: "
             + (f"{sib.name} has it as its default" if sp is not None else f"{sib.name} stands for it")
         )
-    plan_ = Plan(ops, tuple(notes) + p.notes, p.preview)
+    plan_ = replace(p, ops=ops, notes=tuple(notes) + p.notes)
     return Finding(site, op, status, problem, plan=plan_, info=dp.info, route=sib)
 
 

@@ -4,7 +4,7 @@ arguments, or why not (a half edit, a choice the pairs never made, options folde
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from benchop_hook.analysis.callsites import Arg, CallSite
 from benchop_hook.analysis.changes import OpChange
@@ -219,7 +219,9 @@ def in_place(
             ok = ok and not (keyword_seen and a.kind == "pos")
         if ok and bound_args(after, new_sig) == bound_args(applied(args, ops), new_sig):
             ops = moved
-    return p if ops == list(p.ops) else Plan(tuple(ops), p.notes, preview_of(args, ops))
+    if ops == list(p.ops):
+        return p
+    return replace(p, ops=tuple(ops), preview=preview_of(args, ops), induced=True)
 
 
 def folded(

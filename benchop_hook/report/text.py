@@ -42,6 +42,7 @@ def finding_line(f: Finding, *, fixed_word: str = "fix") -> list[str]:
         lines.append(
             f"    {fixed_word}: {f.func_after}{f.plan.preview}"
             + (f"  ({'; '.join(f.plan.notes)})" if f.plan.notes else "")
+            + ("  (a guess from the commit's tests: it lands once a run gives numbers)" if f.guessed else "")
             + _rules(tuple(dict.fromkeys(f.trace)))
         )
     elif f.why_not:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -122,9 +122,11 @@ def _execute(
     )
     runnable, excluded = write(sel, guard, prepare)
     if interp is None:
-        static_only = _static_only(result, sel, runnable, excluded, guard, finalize, job.settings.no_run_why)
+        why = job.settings.no_run_why
+        static_only = _static_only(result, sel, runnable, excluded, guard, finalize, why, job.repo.git_dir)
         return replace(static_only, share=share)
     outcomes, seconds = run(_Env(job, ctx, guard, interp, warm), sel, runnable)
+    outcomes = hold_back(outcomes, guessed(runnable), guard, job.repo.git_dir)
     outcomes, comps, written = settle(outcomes, guard, job.repo.git_dir, finalize=finalize)
     for o in outcomes:
         for line in outcome_lines(o):
@@ -212,12 +214,19 @@ def _static_only(
     guard: TreeGuard,
     finalize: bool,
     why: str,
+    git_dir: str,
 ) -> RunOutcome:
     """No run (`why`: --no-run, or the stage or setting that leaves it to later): the static rewrite is the
-    result."""
+    result, but for a fix that rests on induction, which is a proposal (`hold_back`)."""
     outcomes: list[FileOutcome] = []
     written: dict[str, bytes] = {}
+    guesses = guessed(runnable)
     for fr in runnable:
+        if fr.path in guesses and fr.path in guard.current:
+            outcomes.extend(
+                hold_back([static_outcome(fr, guard.current[fr.path], why)], guesses, guard, git_dir)
+            )
+            continue
         if finalize:
             guard.keep(fr.path)
         if fr.path in guard.current:
@@ -238,6 +247,37 @@ def _static_only(
         excluded,
         components(outcomes),
     )
+
+
+def guessed(files: Sequence[FileResult]) -> frozenset[str]:
+    """The files with a fix that rests on induction (`Finding.guessed`)."""
+    return frozenset(fr.path for fr in files if any(f.fixed and f.guessed for f in fr.findings))
+
+
+def hold_back(
+    outcomes: Sequence[FileOutcome], guesses: frozenset[str], guard: TreeGuard, git_dir: str
+) -> list[FileOutcome]:
+    """A file whose fix rests on induction and that did not run here is put back as it was, its fix saved as a
+    patch: a proposal. A guess lands in the tree or a commit only once a run gave numbers with it."""
+    out = []
+    for o in outcomes:
+        if o.status != "not-run" or o.helper or o.path not in guesses:
+            out.append(o)
+            continue
+        current, original = guard.read(o.path), guard.originals.get(o.path)
+        patch = (
+            save_patch(git_dir, o.path, original, current)
+            if current is not None and original is not None and current != original
+            else None
+        )
+        guard.restore(o.path)
+        take = f"; `git apply {patch}` takes it as it is" if patch else ""
+        reason = (
+            f"a proposal: its fix rests on what the commit's tests show, not on proof, and lands once a run "
+            f"gives numbers with it ({o.reason}){take}"
+        )
+        out.append(replace(o, content=None, fixes=(), patch=patch, proposed=current, reason=reason))
+    return out
 
 
 def static_outcome(fr: FileResult, content: bytes, reason: str, *, helper: bool = False) -> FileOutcome:

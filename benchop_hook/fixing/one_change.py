@@ -46,8 +46,8 @@ from benchop_hook.fixing.results import (
 )
 from benchop_hook.fixing.taught import Taught, as_the_commit_shows, example_of, in_place, taught_for
 from benchop_hook.rules import decide
-from benchop_hook.rules.facts import BoundBefore, Moved
-from benchop_hook.rules.verdicts import LeaveToRun, Note
+from benchop_hook.rules.facts import BoundBefore, Moved, MovedOut
+from benchop_hook.rules.verdicts import Hand, LeaveToRun, Note
 
 AUTHORED_BROKEN = (
     "not rewritten: this call was written in this change for the new signature, and it does not bind it: "
@@ -178,6 +178,9 @@ def _judge_binding(
         status, problem = Status.DEFAULT, f"relies on the default of '{dp.pins[0][0]}', which changed"
     if site.splat_dict is not None:
         problem += " (through a literal **dict)"
+    moved = _moved_finding(site, op, change, args, sigs, (status, problem), dp, j)
+    if moved is not None:
+        return moved
     found = _evidence(site, change, args, sigs, dp, j, cases)
     if isinstance(found, str):
         return Finding(
@@ -207,6 +210,32 @@ def _judge_binding(
     return routed or replace(said, why_not=f"not rewritten: {as_clause(p.reason)}", rule=p.rule)
 
 
+def _moved_finding(
+    site: CallSite,
+    op: str,
+    change: OpChange,
+    args: tuple[Arg, ...],
+    sigs: tuple[Signature, Signature, tuple[Edit, ...]],
+    said: tuple[Status, str],
+    dp: DefaultPins,
+    j: Judging,
+) -> Finding | None:
+    """The finding for a call passing a value the change moved elsewhere (rules/move.py), or None."""
+    method = site.method
+    gone = _moved_out(method, change, args, sigs, j)
+    decided = decide.moved_out(gone, j.off) if gone is not None else None
+    if decided is None:
+        return None
+    v = decided.verdict
+    if isinstance(v, LeaveToRun):
+        return Finding(
+            site, op, Status.UNKNOWN, v.reason, why_not="left to the run", method=method, rule=v.rule
+        )
+    assert isinstance(v, Hand)
+    why = f"not rewritten: {v.reason}"
+    return Finding(site, op, *said, why_not=why, info=dp.info, method=method, rule=v.rule)
+
+
 def _evidence(
     site: CallSite,
     change: OpChange,
@@ -226,7 +255,7 @@ def _evidence(
         if method is None and change.old and ref
         else None
     )
-    taught = _moved_out(method, change, args, sigs, j) or taught_for(site, change, args, sigs, learned, j)
+    taught = taught_for(site, change, args, sigs, learned, j)
     if isinstance(taught, str):
         return taught
     edits = as_the_commit_shows(edits, learned)
@@ -339,7 +368,7 @@ def _moved_out(
     args: tuple[Arg, ...],
     sigs: tuple[Signature, Signature, tuple[Edit, ...]],
     j: Judging,
-) -> str | None:
+) -> MovedOut | None:
     """Why a parameter the call passes can't just be dropped: for a method call, it moved to the
     constructor; for a constructor call, the same commit made it a required parameter of another class or
     of one of this class's methods (Megatron 9475bab: `is_built_on_rank` left the dataset config for the
@@ -350,12 +379,13 @@ def _moved_out(
         return None
     old_ctor = j.old_p.constructor(change.old) if change.old is not None else None
     new_ctor = j.new_p.constructor(change.new)
-    return moved_to_constructor(args, sigs[0], sigs[1], old_ctor, new_ctor, change.new.name)
+    why = moved_to_constructor(args, sigs[0], sigs[1], old_ctor, new_ctor, change.new.name)
+    return MovedOut("to-constructor", why) if why is not None else None
 
 
 def _moved_to_another(
     change: OpChange, args: tuple[Arg, ...], sigs: tuple[Signature, Signature, tuple[Edit, ...]], j: Judging
-) -> str | None:
+) -> MovedOut | None:
     old_sig, new_sig, _ = sigs
     gone = [(p, v) for p, v in (bound_args(args, old_sig) or {}).items() if new_sig.get(p) is None]
     if not gone:
@@ -367,9 +397,10 @@ def _moved_to_another(
             # Megatron ffbc43f: `inference_wrapper_config` was required, the old constructor built the
             # inference context from it, and the new one raises when it is passed: dropped, the wrapper would
             # run with no context. What replaces it is not in the signature.
-            return (
+            return MovedOut(
+                "refused-now",
                 f"the constructor now refuses '{p}', which it required before, and the call passes "
-                f"{p}={value.strip()}: what replaces it is not said, edit the call by hand"
+                f"{p}={value.strip()}: what replaces it is not said, edit the call by hand",
             )
         where = [
             f"{c.new.name}'s constructor"
@@ -381,9 +412,10 @@ def _moved_to_another(
             f".{m.name}()" for m in change.methods if any(e.kind in required and e.name == p for e in m.edits)
         ]
         if where:
-            return (
+            return MovedOut(
+                "required-elsewhere",
                 f"'{p}' is now a required parameter of {where[0]}, and the call passes {p}={value.strip()}: "
-                "pass it there, by hand"
+                "pass it there, by hand",
             )
     return None
 

@@ -11,7 +11,7 @@ from benchop_hook.rules.verdicts import LeaveToRun, Note
     "BO101",
     "not-this-changes-break",
     summary="A call that did not bind the old signature either is no break of this change: it is reported, "
-        "and "
+    "and "
     "never stops the commit (a condition bench-op can't evaluate around it leaves it to the run).",
     motivated_by="accelerate: a call broken by an earlier commit, reported as a hand edit on five later ones",
     fires="`Tracker(logging_dir=d)` at a commit that changed `Tracker`, where `logging_dir` was gone already",

@@ -9,11 +9,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from benchop_hook.errors import ConfigError
-from benchop_hook.rules import binding, drop, fill, pin, rename  # noqa: F401  (importing them registers their rules)
+from benchop_hook.rules import binding, drop, fill, move, pin, rename  # noqa: F401  (importing them registers their rules)
 from benchop_hook.rules.facts import (
     BodyRename,
     BoundBefore,
     ChangedDefault,
+    MovedOut,
     RemovedValue,
     RenamedValue,
     RequiredNow,
@@ -50,7 +51,17 @@ BODY_RENAME = ("BO601",)
 RENAMED_VALUE = ("BO602",)
 
 BINDING = ("BO101",)
-ORDERED = (*BINDING, SLOT, *REMOVED_VALUE, *REQUIRED_NOW, *CHANGED_DEFAULT, *BODY_RENAME, *RENAMED_VALUE)
+MOVED_OUT = ("BO701", "BO702", "BO703")
+ORDERED = (
+    *BINDING,
+    *MOVED_OUT,
+    SLOT,
+    *REMOVED_VALUE,
+    *REQUIRED_NOW,
+    *CHANGED_DEFAULT,
+    *BODY_RENAME,
+    *RENAMED_VALUE,
+)
 
 
 @dataclass(frozen=True)
@@ -130,6 +141,11 @@ def bound_before(f: BoundBefore, off: frozenset[str] = frozenset()) -> Decision 
     return Decision((v,)) if v is not None else None
 
 
+def moved_out(f: MovedOut, off: frozenset[str] = frozenset()) -> Decision | None:
+    v = _first(MOVED_OUT, f, off)
+    return Decision((v,)) if v is not None else None
+
+
 def body_rename(f: BodyRename, off: frozenset[str] = frozenset()) -> Decision | None:
     v = _first(BODY_RENAME, f, off)
     return Decision((v,)) if v is not None else None
@@ -158,6 +174,7 @@ __all__ = [
     "body_rename",
     "bound_before",
     "changed_default",
+    "moved_out",
     "removed_value",
     "renamed_value",
     "required_now",

@@ -26,6 +26,17 @@ class MovedTo:
 
 
 @dataclass(frozen=True)
+class MovedOut:
+    """A value the call passes for a parameter that left this signature, and where the change put it (the
+    first such value, in the call's order): `kind` is "to-constructor" (a method's parameter that the class's
+    constructor takes now, with another default), "refused-now" (required before, refused now) or
+    "required-elsewhere" (a required parameter of another class or method of the same change)."""
+
+    kind: str
+    reason: str  # the sentence that says where, and what to do
+
+
+@dataclass(frozen=True)
 class BoundBefore:
     """A call against the old signature: did it bind before the change?"""
 

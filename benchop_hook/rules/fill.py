@@ -53,11 +53,11 @@ def the_literal_it_replaced(f: RequiredNow) -> Pin | None:
     "BO303",
     "none-was-its-value",
     summary="A call that left a parameter at its old default None, which the new class now requires a "
-        "value for, "
+    "value for, "
     "is asked of a person: None stood for what the old code worked out by itself (from the inputs, most "
     "often), and no constant another call passes stands for that.",
     motivated_by="a metric whose `data_range=None` (max minus min of the data) became a required "
-        "`data_range`",
+    "`data_range`",
     fires="`PSNR()` after `data_range=None` became `data_range`, while the tests pass `data_range=10.0`",
     quiet="`PSNR(data_range=dr)`: the call passed it before, and passes it still",
     guard=True,

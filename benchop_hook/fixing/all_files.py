@@ -23,11 +23,12 @@ from benchop_hook.fixing.context import StaticContext, call_signature
 from benchop_hook.fixing.detect import Sources, evidence_for
 from benchop_hook.fixing.judging import Judging
 from benchop_hook.fixing.plan import Status, judge_now
-from benchop_hook.fixing.results import FileResult, Finding, Note, StaticResult, shown_call
+from benchop_hook.fixing.results import FileResult, Finding, Note, StaticResult, decided, shown_call
 from benchop_hook.git.last_commit import LastCommits
 from benchop_hook.git.target import Target
 from benchop_hook.paths import Paths
 from benchop_hook.rules.decide import turned_off
+from benchop_hook.rules.facts import Found
 
 Suspects = dict[tuple[int, int], tuple[CallSite, str]]  # (line, column) -> the call and the TypeError now
 
@@ -263,8 +264,10 @@ class _FromHistory:
         base = self.hist.base_for(path)
         if base is None:
             why_not = "not rewritten: no earlier version of this benchmark in git to learn what it meant"
+            off = turned_off(self.cfg.ignore)
             found = tuple(
-                Finding(s, s.func_source, Status.BROKEN, why, why_not=why_not) for s, why in suspect.values()
+                decided(Finding(s, s.func_source, Status.BROKEN, why), Found.HISTORY_SILENT, why_not, off)
+                for s, why in suspect.values()
             )
             return FileResult(path, found, before=data) if found else None
         old_p, changes, hev = self._at(base)
@@ -282,12 +285,12 @@ class _FromHistory:
         )
         done = judge_files(self.src.bench, [path], j, rewrite=self.rewrite, line_length=self.cfg.line_length)
         fr = done[0] if done else FileResult(path, before=data)
-        kept = _kept(fr.findings, suspect)
+        kept = _kept(fr.findings, suspect, j.off)
         fr = replace(fr, findings=tuple(sorted(kept, key=lambda f: (f.site.lineno, f.site.col))))
         return fr if fr.findings or fr.changed or fr.would_change else None
 
 
-def _kept(findings: Iterable[Finding], suspect: Suspects) -> list[Finding]:
+def _kept(findings: Iterable[Finding], suspect: Suspects, off: frozenset[str]) -> list[Finding]:
     """The current signature decides what is broken; history only says what a call meant (and so can also
     show a call that still binds, with its arguments on other parameters)."""
     kept: list[Finding] = []
@@ -303,22 +306,17 @@ def _kept(findings: Iterable[Finding], suspect: Suspects) -> list[Finding]:
                     if f.status is not Status.UNKNOWN and f.why_not
                     else "not rewritten: its Op's history does not say what it meant"
                 )
-                f = Finding(
-                    f.site,
-                    f.op,
-                    Status.BROKEN,
-                    suspect[key][1],
-                    why_not=why_not,
-                    info=f.info,
-                    method=f.method,
-                )
+                f = Finding(f.site, f.op, Status.BROKEN, suspect[key][1], info=f.info, method=f.method)
+                f = decided(f, Found.HISTORY_SILENT, why_not, off)
             kept.append(f)
         elif f.status in (Status.SHIFTED, Status.DEFAULT, Status.GONE, Status.BROKEN):
             kept.append(f)  # provable from what the call meant at the benchmark's last commit
     for key, (s, why) in suspect.items():
         if key not in seen:
             why_not = "not rewritten: its Op did not change since the benchmark's last commit"
-            kept.append(Finding(s, s.func_source, Status.BROKEN, why, why_not=why_not))
+            kept.append(
+                decided(Finding(s, s.func_source, Status.BROKEN, why), Found.HISTORY_SILENT, why_not, off)
+            )
     return kept
 
 

@@ -13,8 +13,16 @@ from dataclasses import replace
 
 from benchop_hook.analysis.callsites import CallSite, char_col, local_binding
 from benchop_hook.fixing.plan import ArgOp, CallEdit, DictEdit, Plan, Status, preview_of
-from benchop_hook.fixing.results import FileResult, FileVerdict, Finding, import_statement_site, written_args
+from benchop_hook.fixing.results import (
+    FileResult,
+    FileVerdict,
+    Finding,
+    decided,
+    import_statement_site,
+    written_args,
+)
 from benchop_hook.fixing.rewriter import Rewriter
+from benchop_hook.rules.facts import Found
 
 _NOT_A_LITERAL = "not rewritten: the splatted dict is not a literal bench-op can edit in place"
 _SHARED = (
@@ -50,7 +58,7 @@ def apply(v: FileVerdict, *, rewrite: bool, line_length: int, rewriter: Rewriter
         elif f.site.splat_dict is not None:
             d = dict_edit(v.before, f.site, plan)
             if d is None:
-                findings[k] = replace(f, plan=None, why_not=_NOT_A_LITERAL)
+                findings[k] = decided(replace(f, plan=None), Found.NOT_WRITTEN, _NOT_A_LITERAL)
                 continue
             dicts.append(d)
             # the same words in check, fix and the commit message: the dict is edited, the call is not
@@ -86,7 +94,7 @@ def _unshared(findings: list[Finding], dicts: list[DictEdit]) -> list[DictEdit]:
     refused = {pos for pos, ds in wanted.items() if len(ds) > 1 or not set(next(iter(ds)).used_by) <= lines}
     for k, f in enumerate(findings):
         if f.plan is not None and f.site.splat_dict is not None and _dict_at(f, dicts) in refused:
-            findings[k] = replace(f, plan=None, why_not=_SHARED)
+            findings[k] = decided(replace(f, plan=None), Found.NOT_WRITTEN, _SHARED)
     return [next(iter(ds)) for pos, ds in wanted.items() if pos not in refused]
 
 
@@ -175,19 +183,19 @@ def _import_finding(v: FileVerdict, failed: Sequence[str]) -> Finding | None:
         return None
     moved = ", ".join(sorted(names))
     pronoun = "them" if len(names) > 1 else "it"
-    return Finding(
+    said = Finding(
         site,
         moved,
         Status.GONE,
         f"imports {moved}, which moved, from a module that no longer gives {pronoun}",
-        why_not="not rewritten: " + "; ".join(failed),
     )
+    return decided(said, Found.IMPORT_FROM_MOVED, "not rewritten: " + "; ".join(failed))
 
 
 def _unwritten(f: Finding, why: str) -> Finding:
     """A finding whose rewrite was not written: a changed default it relies on, left unpinned, is a hand edit
     now (it binds, and would measure the new default)."""
-    return replace(f, plan=None, why_not=why, hand=f.hand or f.status is Status.DEFAULT)
+    return decided(replace(f, plan=None, hand=f.hand or f.status is Status.DEFAULT), Found.NOT_WRITTEN, why)
 
 
 def _unplanned(base: FileResult, why: str, *, every: bool = False) -> FileResult:

@@ -37,9 +37,11 @@ from benchop_hook.fixing.results import (
     FileVerdict,
     Finding,
     ImportNote,
+    decided,
     import_of,
     written_site,
 )
+from benchop_hook.rules.facts import Found
 
 
 def judge_file(
@@ -97,7 +99,8 @@ def _removed_imports(path: str, data: bytes, notes: Sequence[ImportNote], j: Jud
         site = import_of(path, data, n.module, n.name)
         if site is not None:
             problem = f"imports {n.name} from {n.module}, which was removed with no successor"
-            out.append(Finding(site, n.name, Status.GONE, problem, why_not="remove or replace it by hand"))
+            gone = Finding(site, n.name, Status.GONE, problem)
+            out.append(decided(gone, Found.IMPORT_OF_REMOVED, "remove or replace it by hand", j.off))
     return out
 
 
@@ -133,15 +136,8 @@ def _gone_members(path: str, data: bytes, mi: ModuleInfo, j: Judging) -> list[Fi
         if before is not None and after is not None and node.attr in before and node.attr not in after:
             seen.add((node.value.id, node.attr))
             problem = f"{change.new.name} has no '{node.attr}' (the commit removed or renamed it)"
-            out.append(
-                Finding(
-                    written_site(path, data, node),
-                    change.old.name,
-                    Status.BROKEN,
-                    problem,
-                    why_not="fix it by hand",
-                )
-            )
+            gone = Finding(written_site(path, data, node), change.old.name, Status.BROKEN, problem)
+            out.append(decided(gone, Found.MEMBER_GONE, "fix it by hand", j.off))
     return out
 
 
@@ -249,16 +245,11 @@ def judge_call(site: CallSite, j: Judging, cases: Cases | None = None) -> Findin
         ]
         if others:
             parts.append("the others: no change needed")
-        return Finding(
-            site,
-            op,
-            Status.AMBIGUOUS,
-            f"reached through {site.via} by {op} and {other}",
-            why_not="the classes that can reach this call don't agree on one fix: update it by hand ("
-            + "; ".join(parts)
-            + ")",
-            method=method,
+        why = "the classes that can reach this call don't agree on one fix: update it by hand ("
+        said = Finding(
+            site, op, Status.AMBIGUOUS, f"reached through {site.via} by {op} and {other}", method=method
         )
+        return decided(said, Found.CLASSES_DISAGREE, why + "; ".join(parts) + ")", j.off)
     if len(keys) > 1:
         return _several_changes(site, op, list(distinct.values()), j, cases)
     return judge_one(site, op, changed[0], j, cases)
@@ -279,7 +270,7 @@ def _several_changes(
     outcomes = [
         (", ".join(sorted(c.name for c in cs)), judge_one(site, op, cs[0], j, cases)) for cs in groups
     ]
-    found = agreed(site, op, site.method, sorted(outcomes, key=lambda o: o[0]))
+    found = agreed(site, op, site.method, sorted(outcomes, key=lambda o: o[0]), j.off)
     if found is not None and bound and left_out:
         note = f"{', '.join(left_out)} did not bind this call before the change either: left out"
         found = replace(found, info=(*found.info, note))
@@ -317,11 +308,11 @@ def _partial(site: CallSite, op: str, changed: list[OpChange], j: Judging) -> Fi
             continue
         status, why = judge_now(site.args, site.expanded_args, new_sig, site.opaque)
         if status is Status.BROKEN:
-            return Finding(site, op, status, why, why_not=PARTIAL_BROKEN)
+            return decided(Finding(site, op, status, why), Found.PARTIAL_BROKEN, PARTIAL_BROKEN, j.off)
         unknown = unknown or why
     if unknown is None:
         return None
-    return Finding(site, op, Status.UNKNOWN, unknown, why_not="left to the run")
+    return decided(Finding(site, op, Status.UNKNOWN, unknown), Found.OPAQUE_BINDING, "left to the run", j.off)
 
 
 def judge_authored(site: CallSite, j: Judging) -> Finding | None:
@@ -341,15 +332,17 @@ def judge_authored(site: CallSite, j: Judging) -> Finding | None:
             continue
         status, why = judge_now(site.args, site.expanded_args, new_sig, site.opaque)
         if status is Status.BROKEN:
-            return Finding(site, op, status, why, why_not=AUTHORED_BROKEN, method=method)
+            said = Finding(site, op, status, why, method=method)
+            return decided(said, Found.AUTHORED_BROKEN, AUTHORED_BROKEN, j.off)
         if status is Status.UNKNOWN:
             unknown = why
     if unknown is not None:
-        return Finding(site, op, Status.UNKNOWN, unknown, why_not="left to the run", method=method)
+        said = Finding(site, op, Status.UNKNOWN, unknown, method=method)
+        return decided(said, Found.OPAQUE_BINDING, "left to the run", j.off)
     # It binds as written. Only a class it names under a name that is gone needs its import to follow.
     renamed = [c for c in changed if c.status in ("renamed", "moved") and c.new is not None]
     if len(changed) == 1 and renamed and any(isinstance(a, Gone) for a in site.atoms):
-        return _still_binds(site, op, renamed[0], DefaultPins())
+        return _still_binds(site, op, renamed[0], DefaultPins(), j.off)
     return None
 
 
@@ -414,7 +407,11 @@ def _module_named(dotted: str, mi: ModuleInfo) -> str | None:
 
 
 def agreed(
-    site: CallSite, op: str, method: str | None, outcomes: list[tuple[str, Finding | None]]
+    site: CallSite,
+    op: str,
+    method: str | None,
+    outcomes: list[tuple[str, Finding | None]],
+    off: frozenset[str] = frozenset(),
 ) -> Finding | None:
     """One finding for a call several differently changed classes reach: theirs when every class's
     outcome (status and rewrite) is the same; else one that names each class's fix."""
@@ -436,14 +433,11 @@ def agreed(
         more = (f"the same rewrite for each of {op}",) if len(outcomes) > 1 else ()
         return replace(first, op=op, info=first.info + more)
     parts = [f"{name}: {_fix_of(site, f)}" for name, f in outcomes]
-    return Finding(
-        site,
-        op,
-        Status.AMBIGUOUS,
-        f"reached by {op}, whose signatures changed differently",
-        why_not="the classes need different fixes, update it by hand: " + "; ".join(parts),
-        method=method,
+    said = Finding(
+        site, op, Status.AMBIGUOUS, f"reached by {op}, whose signatures changed differently", method=method
     )
+    why = "the classes need different fixes, update it by hand: " + "; ".join(parts)
+    return decided(said, Found.CLASSES_DISAGREE, why, off)
 
 
 def _fix_of(site: CallSite, f: Finding | None) -> str:

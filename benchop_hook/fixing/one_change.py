@@ -41,12 +41,10 @@ from benchop_hook.fixing.plan import (
 from benchop_hook.fixing.planner import CallEvidence, plan
 from benchop_hook.fixing.questions import DropEvidence, moved_to
 from benchop_hook.fixing.refusals import moved_to_constructor
-from benchop_hook.fixing.results import (
-    Finding,
-)
+from benchop_hook.fixing.results import Finding, decided
 from benchop_hook.fixing.taught import Taught, as_the_commit_shows, example_of, in_place, taught_for
 from benchop_hook.rules import decide
-from benchop_hook.rules.facts import BoundBefore, Moved, MovedOut
+from benchop_hook.rules.facts import BoundBefore, Found, Moved, MovedOut, Settled
 from benchop_hook.rules.verdicts import Hand, LeaveToRun, Note
 
 AUTHORED_BROKEN = (
@@ -60,14 +58,11 @@ def _unreadable(site: CallSite, op: str, change: OpChange, j: Judging) -> Findin
     method = site.method
     old_name = change.old.name if change.old is not None else change.name
     if change.status == "removed":
-        return Finding(
-            site,
-            op,
-            Status.GONE,
-            f"{old_name} was removed and nothing replaced it",
-            why_not="no successor to rewrite to: remove or replace this benchmark case by hand",
-            method=method,
+        gone = Finding(
+            site, op, Status.GONE, f"{old_name} was removed and nothing replaced it", method=method
         )
+        why = "no successor to rewrite to: remove or replace this benchmark case by hand"
+        return decided(gone, Found.CLASS_REMOVED, why, j.off)
     label = op if method is None else f"{op}.{'forward' if method == '__call__' else method}"
     # A moved class still importable under the name the benchmark uses (a re-export) needs nothing.
     name_gone = any(isinstance(a, Gone) for a in site.atoms)
@@ -77,18 +72,14 @@ def _unreadable(site: CallSite, op: str, change: OpChange, j: Judging) -> Findin
         if change.old is not None and _same_class(j, change.old, change.new):
             # A NamedTuple, a ctypes Structure...: moved or renamed as it was, so called as it was; its import
             # follows it.
-            return _still_binds(site, op, change, DefaultPins())
-        return Finding(
-            site,
-            op,
-            Status.UNKNOWN,
-            f"{old_name} is now {change.new.qualname}, whose constructor bench-op can't read",
-            why_not="left to the run: the import follows the class, and the run tells whether the call binds",
-            method=method,
+            return _still_binds(site, op, change, DefaultPins(), j.off)
+        unread = f"{old_name} is now {change.new.qualname}, whose constructor bench-op can't read"
+        why = "left to the run: the import follows the class, and the run tells whether the call binds"
+        return decided(
+            Finding(site, op, Status.UNKNOWN, unread, method=method), Found.SUCCESSOR_UNREADABLE, why, j.off
         )
-    return Finding(
-        site, op, Status.UNKNOWN, f"the signature of {label} can't be read statically", method=method
-    )
+    unread = f"the signature of {label} can't be read statically"
+    return decided(Finding(site, op, Status.UNKNOWN, unread, method=method), Found.UNREADABLE, "", j.off)
 
 
 def judge_one(
@@ -117,20 +108,16 @@ def judge_one(
         or positional_splat_unharmed(args, old_sig, new_sig)
         or appended_unharmed(args, old_sig, new_sig, edits)
     ):
-        return _still_binds(site, op, change, DefaultPins())  # its class's import may still follow a rename
+        return _still_binds(
+            site, op, change, DefaultPins(), j.off
+        )  # its class's import may still follow a rename
     if status is Status.UNKNOWN:
         explicit = (
             explicit_fix(site, op, change, old_sig, new_sig, edits, j, cases) if method is None else None
         )
-        return explicit or (
-            Finding(
-                site,
-                op,
-                status,
-                problem,
-                why_not="left to the run: the repair loop fixes it from the traceback",
-                method=method,
-            )
+        why = "left to the run: the repair loop fixes it from the traceback"
+        return explicit or decided(
+            Finding(site, op, status, problem, method=method), Found.OPAQUE_BINDING, why, j.off
         )
     if status is Status.STALE:
         # A condition bench-op can't evaluate may keep the classes it does not fit away (as in --all-files,
@@ -140,10 +127,19 @@ def judge_one(
         v = d.verdict if d is not None else None
         if isinstance(v, LeaveToRun):
             return Finding(
-                site, op, Status.UNKNOWN, v.reason, why_not="left to the run", method=method, rule=v.rule
+                site,
+                op,
+                Status.UNKNOWN,
+                v.reason,
+                why_not="left to the run",
+                method=method,
+                rule=v.rule,
+                trace=d.trace,
             )
         if isinstance(v, Note):
-            return Finding(site, op, status, problem, why_not=v.text, method=method, rule=v.rule)
+            return Finding(
+                site, op, status, problem, why_not=v.text, method=method, rule=v.rule, trace=d.trace
+            )
     sigs = (old_sig, new_sig, tuple(edits))
     return _judge_binding(site, op, change, args, sigs, status, problem, j, cases)
 
@@ -164,16 +160,19 @@ def _judge_binding(
 
     method = site.method
     old_sig, new_sig, edits = sigs
-    ref = change.new
-    if method is None and (doubt := _successor_slot(site, op, change, edits, old_sig, (status, problem))):
+    doubt = (
+        _successor_slot(site, op, change, edits, old_sig, (status, problem), j.off) if not method else None
+    )
+    if doubt is not None:
         return doubt
+    ref = change.new
     old_module = change.old.module if change.old is not None else None
     flow = body_flow(change, old_sig, new_sig, edits, j) if method is None else None
     relied = default_pins(args, old_sig, new_sig, edits)
     relied += [e for e in introduced_defaults(edits, flow) if e.name not in (bound_args(args, old_sig) or {})]
     dp = pins_for(site, ref, relied, new_sig, j, old_module)
     if status is Status.OK and not dp.pins:
-        return _still_binds(site, op, change, dp)
+        return _still_binds(site, op, change, dp, j.off)
     if status is Status.OK:
         status, problem = Status.DEFAULT, f"relies on the default of '{dp.pins[0][0]}', which changed"
     if site.splat_dict is not None:
@@ -182,10 +181,9 @@ def _judge_binding(
     if moved is not None:
         return moved
     found = _evidence(site, change, args, sigs, dp, j, cases)
-    if isinstance(found, str):
-        return Finding(
-            site, op, status, problem, why_not=f"not rewritten: {found}", info=dp.info, method=method
-        )
+    if isinstance(found, Settled):
+        said = Finding(site, op, status, problem, info=dp.info, method=method, trace=dp.trace)
+        return decided(said, found.found, f"not rewritten: {found.said}", j.off)
     ev, learned, taught, edits = found
     p = plan(args, (old_sig, new_sig, edits), ev)
     said = Finding(site, op, status, problem, info=dp.info, method=method, trace=dp.trace + p.trace)
@@ -197,7 +195,7 @@ def _judge_binding(
         return replace(said, why_not=why, hand=True, rule=dp.hand_rule)
     if not isinstance(p, NoPlan):
         ex = example_of(learned) if taught.values or taught.extras else None
-        rule = said.trace[-1] if said.trace else None
+        rule = decide.deciding(said.trace)
         return replace(said, plan=in_place(p, args, learned, old_sig, new_sig), example=ex, rule=rule)
     if p.to_run:
         return replace(said, status=Status.UNKNOWN, problem=p.reason, why_not="left to the run", rule=p.rule)
@@ -229,11 +227,19 @@ def _moved_finding(
     v = decided.verdict
     if isinstance(v, LeaveToRun):
         return Finding(
-            site, op, Status.UNKNOWN, v.reason, why_not="left to the run", method=method, rule=v.rule
+            site,
+            op,
+            Status.UNKNOWN,
+            v.reason,
+            why_not="left to the run",
+            method=method,
+            rule=v.rule,
+            trace=dp.trace + decided.trace,
         )
     assert isinstance(v, Hand)
     why = f"not rewritten: {v.reason}"
-    return Finding(site, op, *said, why_not=why, info=dp.info, method=method, rule=v.rule)
+    trace = dp.trace + decided.trace
+    return Finding(site, op, *said, why_not=why, info=dp.info, method=method, rule=v.rule, trace=trace)
 
 
 def _evidence(
@@ -244,9 +250,9 @@ def _evidence(
     dp: DefaultPins,
     j: Judging,
     cases: Cases | None,
-) -> tuple[CallEvidence, Learned | None, Taught, tuple[Edit, ...]] | str:
-    """What the tests, the commit's edits, the cases and the class bodies say of one call; or why a value
-    it passes can't be dropped, moved out of the class."""
+) -> tuple[CallEvidence, Learned | None, Taught, tuple[Edit, ...]] | Settled:
+    """What the tests, the commit's edits, the cases and the class bodies say of one call; or what the
+    commit's own edits show that keeps their edit from being made here."""
     method, ref = site.method, change.new
     old_sig, new_sig, edits = sigs
     own, drops = _test_checks(method, change, old_sig, new_sig, edits, j)
@@ -256,7 +262,7 @@ def _evidence(
         else None
     )
     taught = taught_for(site, change, args, sigs, learned, j)
-    if isinstance(taught, str):
+    if isinstance(taught, Settled):
         return taught
     edits = as_the_commit_shows(edits, learned)
     values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, taught.values)
@@ -303,6 +309,7 @@ def _successor_slot(
     edits: Sequence[Edit],
     old_sig: Signature,
     outcome: tuple[Status, str],
+    off: frozenset[str],
 ) -> Finding | None:
     """The hand edit for a call whose value a renamed class's slot would take under an unrelated name."""
     slot = _slot_of_a_successor(change, edits, site.args, old_sig)
@@ -312,7 +319,8 @@ def _successor_slot(
     if status is Status.OK:
         before = change.old.name if change.old is not None else change.name
         status, problem = Status.SHIFTED, f"{before} is now {change.new.qualname if change.new else ''}"
-    return Finding(site, op, status, problem, why_not=f"not rewritten: {slot}", method=site.method)
+    said = Finding(site, op, status, problem, method=site.method)
+    return decided(said, Found.SUCCESSOR_SLOT, f"not rewritten: {slot}", off)
 
 
 def _slot_of_a_successor(
@@ -431,7 +439,9 @@ def _routable(site: CallSite, change: OpChange) -> bool:
     )
 
 
-def _still_binds(site: CallSite, op: str, change: OpChange, dp: DefaultPins) -> Finding | None:
+def _still_binds(
+    site: CallSite, op: str, change: OpChange, dp: DefaultPins, off: frozenset[str]
+) -> Finding | None:
     """A call that binds the new signature with the same meaning: a changed default it relies on that
     could not be pinned, a note, the class's new name to import, or nothing at all."""
     method = site.method
@@ -449,11 +459,14 @@ def _still_binds(site: CallSite, op: str, change: OpChange, dp: DefaultPins) -> 
             trace=dp.trace,
         )
     if dp.info:
-        return Finding(site, op, Status.DEFAULT, dp.info[0], info=dp.info, method=method, trace=dp.trace)
+        rule = dp.trace[-1] if dp.trace else None
+        return Finding(
+            site, op, Status.DEFAULT, dp.info[0], info=dp.info, method=method, rule=rule, trace=dp.trace
+        )
     name_gone = any(isinstance(a, Gone) for a in site.atoms)
     if change.status in ("renamed", "moved") and name_gone and change.new is not None:
         old_name = change.old.name if change.old is not None else change.name
-        return Finding(
+        follows = Finding(
             site,
             op,
             Status.GONE,
@@ -462,6 +475,7 @@ def _still_binds(site: CallSite, op: str, change: OpChange, dp: DefaultPins) -> 
             method=method,
             plan=Plan((), (f"{old_name} -> {change.new.name}",), "(unchanged arguments)"),
         )
+        return decided(follows, Found.CLASS_RENAMED, "", off)
     return None
 
 
@@ -512,7 +526,7 @@ def explicit_fix(
         if rest
         else ()
     )
-    rule = p.trace[-1] if p.trace else None
+    rule = decide.deciding(p.trace)
     return Finding(
         site, op, Status.BROKEN, problem, plan=p, info=info, rest_to_run=rest, rule=rule, trace=p.trace
     )

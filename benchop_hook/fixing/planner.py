@@ -19,8 +19,8 @@ from benchop_hook.analysis.signatures import Param, Signature, free_names, is_co
 from benchop_hook.fixing import questions
 from benchop_hook.fixing.plan import ArgOp, NoPlan, Plan
 from benchop_hook.rules import decide
-from benchop_hook.rules.facts import RenamedValue, RequiredNow
-from benchop_hook.rules.verdicts import Contest, Hand, LeaveToRun, Pin
+from benchop_hook.rules.facts import Found, RenamedValue, RequiredNow, Settled
+from benchop_hook.rules.verdicts import Contest, Hand, LeaveToRun, Pin, Verdict
 
 Sigs = tuple[Signature, Signature, tuple[Edit, ...]]
 
@@ -61,16 +61,30 @@ class _Draft:
     def refused(self, reason: str, **kw: object) -> NoPlan:
         return NoPlan(reason, trace=tuple(self.trace), **kw)  # type: ignore[arg-type]  # NoPlan's own fields
 
+    def ask(self, found: Found, said: str, off: frozenset[str], param: str = "", value: str = "") -> Verdict:
+        """The rule that answers what the evidence found here, in the trace."""
+        decision = decide.settled(Settled(found, said, param, value), off)
+        self.trace.extend(decision.trace)
+        return decision.verdict
+
+    def refused_for(self, found: Found, reason: str, off: frozenset[str], **kw: object) -> NoPlan:
+        """No plan, as the rule that answers `found` says: a person's edit, or the run's."""
+        v = self.ask(found, reason, off)
+        if isinstance(v, LeaveToRun):
+            return self.refused(v.reason, rule=v.rule, to_run=True)
+        return self.refused(reason, rule=v.rule, **kw)
+
 
 def plan(args: Sequence[Arg], sigs: Sigs, ev: CallEvidence) -> Plan | NoPlan:
     """The edit that makes `args` bind `sigs`' new signature as they bound the old one."""
     old, new, _ = sigs
+    d = _Draft()
     if shape(args).splatted:
-        return NoPlan("passes *args/**kwargs")
+        return d.refused_for(Found.OPAQUE_BINDING, "passes *args/**kwargs", ev.off)
     old_t = targets_of(args, old)
     if old_t is None:
-        return NoPlan("it did not bind the old signature either, so its meaning is unknown")
-    d = _Draft()
+        why = "it did not bind the old signature either, so its meaning is unknown"
+        return d.refused_for(Found.OPAQUE_BINDING, why, ev.off)
     refused = _each_argument(args, old_t, sigs, ev, d)
     if refused is not None:
         return refused
@@ -80,7 +94,7 @@ def plan(args: Sequence[Arg], sigs: Sigs, ev: CallEvidence) -> Plan | NoPlan:
     for name, value, note in ev.pins:
         if name not in {p for _, p, _ in d.final}:
             d.add(name, value, note)
-    return _checked(new, d)
+    return _checked(new, d, ev.off)
 
 
 def _each_argument(  # long: one pass over the arguments, each kind of argument a branch of its own
@@ -89,6 +103,7 @@ def _each_argument(  # long: one pass over the arguments, each kind of argument 
     old, new, edits = sigs
     pmap = param_map(list(edits), old)
     by_position = {e.name for e in edits if e.kind is EditKind.RENAMED and e.by == "position"}
+    by_body = {e.name for e in edits if e.kind is EditKind.RENAMED and e.by == "body"}
     new_pos = [p.name for p in new.positional]
     k = 0
     converting = False
@@ -106,7 +121,8 @@ def _each_argument(  # long: one pass over the arguments, each kind of argument 
             d.final.append(("kw", a.keyword, a.source))
             continue
         if p_old.startswith("*"):
-            return d.refused(f"passes {a.source} through {p_old}, which bench-op does not rewrite")
+            why = f"passes {a.source} through {p_old}, which bench-op does not rewrite"
+            return d.refused_for(Found.THROUGH_VARARGS, why, ev.off)
         p_new = pmap.get(p_old, p_old)
         if (
             p_new is not None
@@ -127,7 +143,9 @@ def _each_argument(  # long: one pass over the arguments, each kind of argument 
             continue
         param = new.get(p_new)
         if param is None:
-            return d.refused(f"'{p_new}' is not a parameter of the new signature")
+            return d.refused_for(
+                Found.NO_EDIT_BINDS, f"'{p_new}' is not a parameter of the new signature", ev.off
+            )
         if p_new != p_old:
             refused = _renamed(a, p_old, p_new, sigs, ev, d)
             if refused is not None:
@@ -139,14 +157,22 @@ def _each_argument(  # long: one pass over the arguments, each kind of argument 
                 continue
             converting = True
             if not param.keyword:
-                return d.refused(f"'{p_new}' is positional-only now and the arguments before it moved")
+                why = f"'{p_new}' is positional-only now and the arguments before it moved"
+                return d.refused_for(Found.POSITIONAL_ONLY, why, ev.off)
+            v = d.ask(Found.BY_KEYWORD, f"{a.source} passed as {p_new}={a.source}", ev.off)
+            if isinstance(v, LeaveToRun):
+                return d.refused(v.reason, rule=v.rule, to_run=True)
             d.ops.append(ArgOp("to_kw", i, p_new))
             d.notes.append(f"{a.source} passed as {p_new}={a.source}")
             d.final.append(("kw", p_new, a.source))
         else:
             if not param.keyword:
-                return d.refused(f"'{p_new}' is positional-only now")
+                return d.refused_for(Found.POSITIONAL_ONLY, f"'{p_new}' is positional-only now", ev.off)
             if a.keyword != p_new:
+                if p_old not in by_body:  # a rename the body shows has its rule in the trace already
+                    v = d.ask(Found.SIGNATURE_RENAME, "", ev.off, a.keyword or "", p_new)
+                    if isinstance(v, LeaveToRun):
+                        return d.refused(v.reason, rule=v.rule, to_run=True)
                 d.ops.append(ArgOp("rename", i, p_new))
                 d.notes.append(f"keyword {a.keyword}= renamed to {p_new}=")
             d.final.append(("kw", p_new, a.source))
@@ -227,10 +253,15 @@ def _fill_required(  # long: each new parameter's value, from the slot, the test
             missing.append(p.name)
             reasons.append(f"'{p.name}' ({found.reason})")
             continue
-        d.add(p.name, found.source, f"{p.name}={found.source} added: {found.reason}")
+        kind = Found.AS_THE_COMMIT_SHOWS if found.shown else Found.FROM_TESTS
+        note = f"{p.name}={found.source} added: {found.reason}"
+        refused = _filled(d, d.ask(kind, note, ev.off, p.name, found.source))
+        if refused is not None:
+            return refused
         d.induced = d.induced or found.induced or found.shown
     if missing:
-        return d.refused("needs a value for " + ", ".join(reasons), missing=tuple(missing))
+        why = "needs a value for " + ", ".join(reasons)
+        return d.refused_for(Found.NO_VALUE, why, ev.off, missing=tuple(missing))
     return None
 
 
@@ -260,18 +291,16 @@ def _contested(p: Param, ev: CallEvidence, d: _Draft) -> NoPlan | None:
     person says which value it takes."""
     src = d.contested[p.name]
     if ev.own_name is not None and ev.in_scope is not None and p.name in ev.in_scope and ev.own_name(p.name):
-        d.add(
-            p.name,
-            p.name,
-            f"{p.name}={p.name} added, {src} dropped: the updated tests pass a variable named {p.name} there",
+        note = (
+            f"{p.name}={p.name} added, {src} dropped: the updated tests pass a variable named {p.name} there"
         )
-        return None
+        return _filled(d, d.ask(Found.NAMED_BY_TESTS, note, ev.off, p.name, p.name))
     v = ev.value_for(p.name)
     if v.shown and v.source is not None:
         # The commit's own edits build it from something else: the slot's argument is not its value.
-        d.add(p.name, v.source, f"{p.name}={v.source} added, {src} dropped: {v.reason}")
+        note = f"{p.name}={v.source} added, {src} dropped: {v.reason}"
         d.induced = True
-        return None
+        return _filled(d, d.ask(Found.AS_THE_COMMIT_SHOWS, note, ev.off, p.name, v.source))
     scope = (
         f"the variable {p.name} in scope"
         if ev.in_scope is not None and p.name in ev.in_scope
@@ -282,23 +311,32 @@ def _contested(p: Param, ev: CallEvidence, d: _Draft) -> NoPlan | None:
         if p.name in d.as_keyword
         else "the argument in its slot"
     )
-    return d.refused(
+    why = (
         f"leaves '{p.name}' open: it could be {src} ({where}) or {scope}; "
-        "no test the commit updated says which: pick one by hand",
-        missing=(p.name,),
+        "no test the commit updated says which: pick one by hand"
     )
+    return d.refused_for(Found.CONTESTED, why, ev.off, missing=(p.name,))
 
 
-def _checked(new: Signature, d: _Draft) -> Plan | NoPlan:
+def _filled(d: _Draft, v: Verdict) -> NoPlan | None:
+    """The value a fill rule gave, added; or the run's, when the rule is turned off."""
+    if isinstance(v, Pin):
+        d.add(v.param, v.value, v.note)
+        return None
+    return d.refused(getattr(v, "reason", ""), rule=v.rule, to_run=True)
+
+
+def _checked(new: Signature, d: _Draft, off: frozenset[str]) -> Plan | NoPlan:
     """The plan, once the rewritten call binds `new` as Python would bind it, every argument on its "
     "parameter."""
     new_args = [Arg(kind, p if kind == "kw" else None, src) for kind, p, src in d.final]
     new_t = targets_of(new_args, new)
     if new_t is None:
-        return d.refused("no edit found that makes it bind the new signature")
+        return d.refused_for(Found.NO_EDIT_BINDS, "no edit found that makes it bind the new signature", off)
     splat = new.var_keyword
     for (kind, p, _), t in zip(d.final, new_t):
         if p != t and not (kind == "kw" and splat is not None and t == "**" + splat.name):
-            return d.refused("no edit found that keeps every argument on its parameter")
+            why = "no edit found that keeps every argument on its parameter"
+            return d.refused_for(Found.NO_EDIT_BINDS, why, off)
     preview = "(" + ", ".join(src if kind == "pos" else f"{p}={src}" for kind, p, src in d.final) + ")"
     return Plan(tuple(d.ops), tuple(d.notes), preview, tuple(d.trace), d.induced)

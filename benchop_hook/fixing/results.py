@@ -18,6 +18,9 @@ from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.fixing.plan import ImportEdit, Plan, Status
 from benchop_hook.git.target import Target
+from benchop_hook.rules import decide
+from benchop_hook.rules.facts import Found, Settled
+from benchop_hook.rules.verdicts import Hand, LeaveToRun
 
 
 def written_args(site: CallSite) -> str:
@@ -201,6 +204,21 @@ class Finding:
         }
 
 
+def decided(f: Finding, found: Found, said: str = "", off: frozenset[str] = frozenset()) -> Finding:
+    """`f` as the rule that answers `found` leaves it: reported, with `said` as why it is not rewritten;
+    left to the run; or as it is (a rewrite the rule keeps), named by that rule either way."""
+    d = decide.settled(Settled(found, said), off)
+    v = d.verdict
+    trace = f.trace + d.trace
+    if isinstance(v, LeaveToRun):
+        return replace(
+            f, status=Status.UNKNOWN, plan=None, why_not=v.reason or None, rule=v.rule, trace=trace
+        )
+    if isinstance(v, Hand):
+        return replace(f, why_not=v.reason or None, rule=v.rule, trace=trace)
+    return replace(f, rule=v.rule, trace=trace)
+
+
 @dataclass(frozen=True)
 class Note:
     """A call or import only a run can judge: information, not a failure."""
@@ -310,7 +328,11 @@ def not_written(result: StaticResult, path: str, why: str) -> StaticResult:
         if fr.path != path:
             return fr
         return replace(
-            fr, findings=tuple(replace(f, fixed=False, why_not=why) if f.fixed else f for f in fr.findings)
+            fr,
+            findings=tuple(
+                decided(replace(f, fixed=False), Found.NOT_WRITTEN, why) if f.fixed else f
+                for f in fr.findings
+            ),
         )
 
     return replace(result, files=tuple(unfixed(fr) for fr in result.files))

@@ -22,7 +22,8 @@ from benchop_hook.fixing.pins import pins_for
 from benchop_hook.fixing.plan import ArgOp, NoPlan, Status, as_clause, default_pins
 from benchop_hook.fixing.planner import CallEvidence, plan
 from benchop_hook.fixing.questions import DropEvidence
-from benchop_hook.fixing.results import Finding
+from benchop_hook.fixing.results import Finding, decided
+from benchop_hook.rules.facts import Found
 
 
 def choice_siblings(succ: ClassRef, param: str, value: str, j: Judging) -> list[ClassRef]:
@@ -92,7 +93,7 @@ def route(
             f"not rewritten: {succ.name} has no '{param}' for {param}={value}, and the commit built several "
             f"classes for it ({names}): pick one by hand"
         )
-        return Finding(site, op, status, problem, why_not=why)
+        return decided(Finding(site, op, status, problem), Found.SEVERAL_ROUTES, why, j.off)
     sib = sibs[0]
     sib_sig = j.new_p.constructor(sib)
     if sib_sig is None:
@@ -123,7 +124,8 @@ def route(
             + (f"{sib.name} has it as its default" if sp is not None else f"{sib.name} stands for it")
         )
     plan_ = replace(p, ops=ops, notes=tuple(notes) + p.notes)
-    return Finding(site, op, status, problem, plan=plan_, info=dp.info, route=sib)
+    routed = Finding(site, op, status, problem, plan=plan_, info=dp.info, route=sib, trace=p.trace)
+    return decided(routed, Found.ROUTED, notes[0], j.off)
 
 
 def _shifted(o: ArgOp, i: int) -> ArgOp:

@@ -17,6 +17,7 @@ from benchop_hook.fixing.judging import Judging
 from benchop_hook.fixing.plan import ArgOp, Plan, Value, applied, preview_of, targets_of
 from benchop_hook.fixing.refusals import classes_named, is_required, overwritten, retyped
 from benchop_hook.fixing.results import Example, shown_call
+from benchop_hook.rules.facts import Found, Settled
 
 
 def as_the_commit_shows(edits: tuple[Edit, ...], learned: Learned | None) -> tuple[Edit, ...]:
@@ -51,18 +52,21 @@ def taught_for(
     sigs: tuple[Signature, Signature, tuple[Edit, ...]],
     learned: Learned | None,
     j: Judging,
-) -> Taught | str:
-    """What the commit's own edits teach for this call, or why its edit is not to be made here (half an
-    edit, a rename into another type, keywords folded into a config object)."""
+) -> Taught | Settled:
+    """What the commit's own edits teach for this call, or what they show that keeps their edit from being
+    made here (half an edit, a rename into another type, keywords folded into a config object): the rules
+    (rules/template.py) say what becomes of the call then."""
     old_sig, new_sig, edits = sigs
     taught = from_the_commit(learned, site, args, old_sig, new_sig)
-    if isinstance(taught, str):
+    if isinstance(taught, Settled):
         return taught
-    return (
-        retyped(edits, args, old_sig, new_sig, learned)
-        or overwritten(edits, args, old_sig, learned)
-        or folded(change, args, old_sig, new_sig, j, taught)
-    )
+    why = retyped(edits, args, old_sig, new_sig, learned)
+    if why is not None:
+        return Settled(Found.RETYPED, why)
+    why = overwritten(edits, args, old_sig, learned)
+    if why is not None:
+        return Settled(Found.OVERWRITTEN, why)
+    return folded(change, args, old_sig, new_sig, j, taught)
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,7 @@ class Taught:
 
 def from_the_commit(
     learned: Learned | None, site: CallSite, args: Sequence[Arg], old_sig: Signature, new_sig: Signature
-) -> Taught | str:
+) -> Taught | Settled:
     """The template the commit's pairs agree on, applied to this call's own arguments (the reason to
     report it instead when the tests' edit does more than bench-op could repeat here)."""
     if learned is None:
@@ -84,10 +88,11 @@ def from_the_commit(
     if bv is None:
         return Taught()
     if learned.template is None:
-        return _half(learned, bv, old_sig, new_sig) or Taught()
+        half = _half(learned, bv, old_sig, new_sig)
+        return Settled(Found.HALF_EDIT, half) if half is not None else Taught()
     unshown = _choice_not_shown(bv, learned, old_sig)
     if unshown is not None:
-        return unshown
+        return Settled(Found.CHOICE_NOT_SHOWN, unshown)
     n = len(learned.pairs)
     why = f"as {learned.cited} changed it ({n} pair{'s' if n != 1 else ''} of the commit's own edits agree)"
     values: dict[str, Value] = {}
@@ -98,14 +103,16 @@ def from_the_commit(
         if src is None or unnamed:
             continue  # this call passes no value the template needs, or can't name what it uses
         if old_sig.get(param) is not None and param in bv and bv[param].strip() != src.strip():
-            return f"the commit's own edit also changes {param} ({learned.cited}): update it by hand"
+            said = f"the commit's own edit also changes {param} ({learned.cited}): update it by hand"
+            return Settled(Found.TEMPLATE_ALSO_CHANGES, said)
         if _code(src):
             # Megatron 9475bab: the tests pass `is_built_on_rank=lambda: True`, a stub of their own; the
             # benchmark had its rank-aware function for it.
-            return (
+            said = (
                 f"the commit's own edit passes {param}={src} ({learned.cited}), code of its own, not a "
                 f"value: give {param} the benchmark's own by hand"
             )
+            return Settled(Found.TEMPLATE_CODE, said)
         target = new_sig.get(param)
         if target is not None and target.required and old_sig.get(param) is None:
             if not expr.params and _one_sample(learned) and a_size(src):
@@ -226,7 +233,7 @@ def in_place(
 
 def folded(
     change: OpChange, args: Sequence[Arg], old_sig: Signature, new_sig: Signature, j: Judging, taught: Taught
-) -> str | Taught:
+) -> Settled | Taught:
     """Parameters folded into a config object: the keywords this call passes for removed parameters are
     fields of the class a new parameter takes (`Collector(backend=..., timeout=t)` ->
     `Collector(server=ServerConfig(backend=..., timeout=t))`). Dropping them one by one cannot be right: it
@@ -247,10 +254,11 @@ def folded(
             sig = j.new_p.constructor(ref) if isinstance(ref, ClassRef) else None
             fields = [p for p in gone if sig is not None and sig.get(p) is not None]
             if fields:
-                return (
+                said = (
                     f"{', '.join(fields)} moved into {cls}, which the new parameter '{q.name}' takes: build "
                     f"{q.name}={cls}(...) by hand"
                 )
+                return Settled(Found.FIELDS_OF_A_PARAMETER, said)
     return taught
 
 

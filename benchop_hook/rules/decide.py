@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from benchop_hook.errors import ConfigError
-from benchop_hook.rules import binding, drop, fill, move, pin, rename  # noqa: F401  (importing them registers their rules)
+from benchop_hook.rules import binding, drop, fill, move, pin, rename, template  # noqa: F401  (importing them registers their rules)
 from benchop_hook.rules.facts import (
     BodyRename,
     BoundBefore,
@@ -18,6 +18,7 @@ from benchop_hook.rules.facts import (
     RemovedValue,
     RenamedValue,
     RequiredNow,
+    Settled,
 )
 from benchop_hook.rules.registry import REGISTRY
 from benchop_hook.rules.verdicts import Contest, Drop, Hand, Keep, LeaveToRun, Note, Pin, Verdict
@@ -52,9 +53,25 @@ RENAMED_VALUE = ("BO602",)
 
 BINDING = ("BO101",)
 MOVED_OUT = ("BO701", "BO702", "BO703")
+# Each of these answers one kind of finding (`facts.Found`) and nothing else: their order can't change an
+# answer. They are listed by family.
+SETTLED = (
+    *(f"BO{i}" for i in range(102, 113)),
+    "BO304",
+    "BO305",
+    "BO306",
+    "BO307",
+    *(f"BO{i}" for i in range(510, 518)),
+    "BO603",
+    *(f"BO{i}" for i in range(704, 713)),
+)
+# Rules that carry a value as it is (by keyword, under a renamed keyword): a rewrite is named by the rule
+# that decided what changed, and by these only when nothing else did.
+CARRIERS = frozenset({"BO112", "BO603"})
 ORDERED = (
     *BINDING,
     *MOVED_OUT,
+    *SETTLED,
     SLOT,
     *REMOVED_VALUE,
     *REQUIRED_NOW,
@@ -141,6 +158,18 @@ def bound_before(f: BoundBefore, off: frozenset[str] = frozenset()) -> Decision 
     return Decision((v,)) if v is not None else None
 
 
+def deciding(trace: tuple[str, ...]) -> str | None:
+    """The rule a rewrite is named by: the last in its trace that changed something, else the last."""
+    return next((r for r in reversed(trace) if r not in CARRIERS), trace[-1] if trace else None)
+
+
+def settled(f: Settled, off: frozenset[str] = frozenset()) -> Decision:
+    """What becomes of a call, or of one value, once the evidence found `f.found`: one rule answers it."""
+    v = _first(SETTLED, f, off)
+    assert v is not None, f.found  # every kind of finding has its rule
+    return Decision((v,))
+
+
 def moved_out(f: MovedOut, off: frozenset[str] = frozenset()) -> Decision | None:
     v = _first(MOVED_OUT, f, off)
     return Decision((v,)) if v is not None else None
@@ -174,9 +203,11 @@ __all__ = [
     "body_rename",
     "bound_before",
     "changed_default",
+    "deciding",
     "moved_out",
     "removed_value",
     "renamed_value",
     "required_now",
+    "settled",
     "turned_off",
 ]

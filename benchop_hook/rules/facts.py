@@ -160,3 +160,59 @@ class ChangedDefault:
             f"relies on the default of '{self.param}', which changed from {self.old_default} to "
             f"{self.new_default}"
         )
+
+
+class Found(str, Enum):
+    """What the evidence found of a call that is settled as a whole, or of one value beside the argument
+    operations: each answer has one rule (`rules/settled.py`)."""
+
+    # what the call binds
+    OPAQUE_BINDING = "opaque-binding"  # what it binds depends on values bench-op can't see
+    UNREADABLE = "unreadable"  # a signature bench-op can't read
+    AUTHORED_BROKEN = "authored-broken"  # written in this range for the new signature, and it fails it
+    PARTIAL_BROKEN = "partial-broken"  # a functools.partial that fails the new signature here
+    CLASSES_DISAGREE = "classes-disagree"  # the classes that reach the call need different fixes
+    NO_EDIT_BINDS = "no-edit-binds"  # no edit keeps every argument on its parameter
+    THROUGH_VARARGS = "through-varargs"  # the value reaches the class through *args
+    POSITIONAL_ONLY = "positional-only"  # the parameter can't take the value by keyword any more
+    HISTORY_SILENT = "history-silent"  # broken now, and history does not say what the call meant
+    NOT_WRITTEN = "not-written"  # the rewrite stage could not write the planned edit
+    BY_KEYWORD = "by-keyword"  # a positional value whose slot moved, passed by keyword
+    # values for parameters the call must pass
+    NO_VALUE = "no-value"  # nothing says what a required parameter takes
+    CONTESTED = "contested"  # the slot and the scope both offer a value
+    FROM_TESTS = "from-tests"  # the tests, or a variable of the call's scope, give the value
+    NAMED_BY_TESTS = "named-by-tests"  # the updated tests pass a variable named like the parameter
+    # the commit's own edits
+    TEMPLATE_ALSO_CHANGES = "template-also-changes"
+    TEMPLATE_CODE = "template-code"
+    CHOICE_NOT_SHOWN = "choice-not-shown"
+    HALF_EDIT = "half-edit"
+    FIELDS_OF_A_PARAMETER = "fields-of-a-parameter"
+    RETYPED = "retyped"
+    OVERWRITTEN = "overwritten"
+    AS_THE_COMMIT_SHOWS = "as-the-commit-shows"
+    # names
+    SIGNATURE_RENAME = "signature-rename"  # a keyword renamed as the signatures pair it
+    # classes
+    CLASS_REMOVED = "class-removed"
+    IMPORT_OF_REMOVED = "import-of-removed"
+    CLASS_RENAMED = "class-renamed"  # the call binds its class's successor as it bound the class
+    SUCCESSOR_UNREADABLE = "successor-unreadable"
+    SUCCESSOR_SLOT = "successor-slot"  # only the slot pairs the successor's parameter with the old one
+    MEMBER_GONE = "member-gone"
+    IMPORT_FROM_MOVED = "import-from-moved"
+    ROUTED = "routed"  # a choice the successor lost has a class of its own
+    SEVERAL_ROUTES = "several-routes"
+
+
+@dataclass(frozen=True)
+class Settled:
+    """One thing the evidence settled, in its own words: `said` is what it found (where, which values); the
+    rule that answers `found` says what becomes of the call. `param` and `value`: the value found for a
+    parameter, where there is one."""
+
+    found: Found
+    said: str = ""
+    param: str = ""
+    value: str = ""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from benchop_hook.rules.facts import RequiredNow
+from benchop_hook.rules.facts import Found, RequiredNow
 from benchop_hook.rules.registry import rule
+from benchop_hook.rules.settled import answers
 from benchop_hook.rules.verdicts import Hand, Pin
 
 
@@ -70,3 +71,52 @@ def none_was_its_value(f: RequiredNow) -> Hand | None:
         f"it left '{f.param}' at None, which the new class requires a value for: None stood for what the old "
         f"code worked out by itself, and no constant stands for that: pass {f.param} by hand",
     )
+
+
+# A value the evidence found, or why none (rules/settled.py).
+no_value = answers(
+    "BO304",
+    "no-value-found",
+    Found.NO_VALUE,
+    "hand",
+    summary="A parameter the call must now pass, for which no variable of its name is at the call and no "
+    "test the commit updated gives one value, is a person's to fill: bench-op never makes a value up.",
+    motivated_by="TileOPs: `Fp8QuantTest(...)` after `batch` and `kv_group` became required",
+    fires="`Op(n)` after `batch` became required, the tests passing `batch=batch` in their own scope",
+    quiet="`Op(n)` with `batch` in scope at the call",
+)
+contested = answers(
+    "BO305",
+    "value-contested",
+    Found.CONTESTED,
+    "hand",
+    summary="A new parameter whose slot an old argument fills, while a variable of the new parameter's name "
+    "is also at hand, takes neither until a test the commit updated says which.",
+    motivated_by="TileOPs: `SoftmaxTest(m, n, ...)` after its first slot became `shape`",
+    fires="`Op(m, n)` after `M` -> `shape`, a variable `shape` in scope, the tests silent",
+    quiet="the same, the updated tests passing `shape=shape`",
+)
+from_tests = answers(
+    "BO306",
+    "value-from-the-evidence",
+    Found.FROM_TESTS,
+    "pin",
+    summary="A parameter the call must now pass takes the variable of its name in the call's scope, or the "
+    "one value every test the commit updated passes for it; a value learned from the tests is a guess, "
+    "and lands only once a run gives numbers with it.",
+    motivated_by="the design: the call's own scope, then the commit's updated tests, say what a new "
+    "parameter takes",
+    fires="`Op(n)` after `dtype` became required, `dtype` in scope: `Op(n, dtype=dtype)`",
+    quiet="`Op(n, dtype=dtype)`: the call passes it already",
+)
+named_by_tests = answers(
+    "BO307",
+    "the-tests-name-it",
+    Found.NAMED_BY_TESTS,
+    "pin",
+    summary="A contested slot goes to the variable of the new parameter's name when the tests the commit "
+    "updated pass a variable of that name there.",
+    motivated_by="the design: the updated tests name the value the slot can't",
+    fires="`Op(m, n)` after `M` -> `shape`, `shape` in scope, the tests passing `shape=shape`",
+    quiet="the same without `shape` in scope at the call",
+)

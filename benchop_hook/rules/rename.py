@@ -3,8 +3,9 @@ means what the old one meant."""
 
 from __future__ import annotations
 
-from benchop_hook.rules.facts import BodyRename, RenamedValue
+from benchop_hook.rules.facts import BodyRename, Found, RenamedValue
 from benchop_hook.rules.registry import rule
+from benchop_hook.rules.settled import answers
 from benchop_hook.rules.verdicts import Hand, Rename
 
 
@@ -45,3 +46,17 @@ def rename_through_another_transform(f: RenamedValue) -> Hand | None:
         f"{new_expr} where "
         f"it used {old_expr}: pass the {f.new} that means the same, by hand",
     )
+
+
+signature_rename = answers(
+    "BO603",
+    "renamed-in-the-signature",
+    Found.SIGNATURE_RENAME,
+    "rename",
+    summary="A keyword whose parameter the signatures pair with a new name (the same slot, kind and "
+    "default, a related name, or a rename the commit's tests show) is passed under the new name with its "
+    "value.",
+    motivated_by="the design: a rename the signatures pair carries the value under the new name",
+    fires="`Op(n_total=n)` after `n_total` became `n`: `Op(n=n)`",
+    quiet="`Op(n)`: positional, the slot carries it",
+)

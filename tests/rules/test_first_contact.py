@@ -29,6 +29,13 @@ def _module(cls_body: str) -> str:
 
 
 def _run(repo: Repo, c: Case) -> tuple[int, str, str]:
+    _stage(repo, c)
+    r = repo.cli("fix")
+    return r.returncode, r.stdout, repo.read(BENCH.format(name=c.name))
+
+
+def _stage(repo: Repo, c: Case) -> None:
+    """The Op as it was, committed with its benchmark (and test); its change staged."""
     op = OP.format(name=c.name)
     cls = c.old.split("class ", 1)[1].split("(", 1)[0]
     repo.write(op, _module(c.old))
@@ -48,8 +55,6 @@ def _run(repo: Repo, c: Case) -> tuple[int, str, str]:
     if c.tests:
         repo.replace(TEST.format(name=c.name), c.tests[0], c.tests[1])
     repo.git("add", "-A")
-    r = repo.cli("fix")
-    return r.returncode, r.stdout, repo.read(BENCH.format(name=c.name))
 
 
 # The flag moved behind another parameter: neither its name nor its slot says it was renamed; the body does.
@@ -258,4 +263,22 @@ def test_a_name_of_the_class_s_module_is_no_literal_to_write_at_the_call(repo: R
     rc, out, text = _run(repo, POOLED)
     assert rc == 1, out
     assert "POOL" not in text.split("op = ", 1)[1], text
-    assert "needs a value for 'pool'" in out, out
+    assert "needs a value for 'pool'" in out and "[BO304]" in out, out
+
+
+@pytest.mark.parametrize(
+    "case", [TIMER, COMPILED, FOLDED, PRIOR, PLURAL, PSNR, STALE, POOLED], ids=lambda c: c.name
+)
+def test_every_finding_names_a_registered_rule(repo: Repo, case: Case) -> None:
+    import json
+
+    from benchop_hook.rules.registry import REGISTRY
+
+    _stage(repo, case)
+    out = repo.path / "check.json"
+    r = repo.cli("check", "--json", str(out))
+    assert r.returncode in (0, 1), r.stderr
+    findings = json.loads(out.read_text())["findings"]
+    assert findings, r.stdout
+    for f in findings:
+        assert f["rule"] in REGISTRY and f["trace"] and f["rule"] in f["trace"], f

@@ -14,6 +14,7 @@ from benchop_hook.analysis.edits import Edit, EditKind, related_names
 from benchop_hook.analysis.examples import Learned, bound_args
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.signatures import Signature
+from benchop_hook.fixing.candidates import ranked
 from benchop_hook.fixing.context import change_signatures, value_source
 from benchop_hook.fixing.explicit import explicit_bound, plan_explicit
 from benchop_hook.fixing.flows import body_flow, introduced_defaults, with_body_renames
@@ -186,8 +187,14 @@ def _judge_binding(
         return Finding(
             site, op, status, problem, why_not=f"not rewritten: {found}", info=dp.info, method=method
         )
-    ev, learned, taught, edits = found
+    if isinstance(found, LeaveToRun):
+        return Finding(
+            site, op, Status.UNKNOWN, found.reason, why_not="left to the run", method=method, rule=found.rule
+        )
+    ev, learned, taught, edits, later = found
     p = plan(args, (old_sig, new_sig, edits), ev)
+    if not isinstance(p, NoPlan) and later[1]:
+        p = replace(p, trace=p.trace + later[1])
     said = Finding(site, op, status, problem, info=dp.info, method=method, trace=dp.trace + p.trace)
     if not isinstance(p, NoPlan) and dp.hand:
         # A default only a person can pin stays theirs beside any other edit: rewritten without it, the call
@@ -198,7 +205,9 @@ def _judge_binding(
     if not isinstance(p, NoPlan):
         ex = example_of(learned) if taught.values or taught.extras else None
         rule = said.trace[-1] if said.trace else None
-        return replace(said, plan=in_place(p, args, learned, old_sig, new_sig), example=ex, rule=rule)
+        alternatives = _alternatives(p, args, (old_sig, new_sig, edits), later, learned)
+        p = replace(in_place(p, args, learned, old_sig, new_sig), alternatives=alternatives)
+        return replace(said, plan=p, example=ex, rule=rule)
     if p.to_run:
         return replace(said, status=Status.UNKNOWN, problem=p.reason, why_not="left to the run", rule=p.rule)
     # A choice with no home in the successor may have a class of its own in the same commit.
@@ -236,7 +245,11 @@ def _moved_finding(
     return Finding(site, op, *said, why_not=why, info=dp.info, method=method, rule=v.rule)
 
 
-def _evidence(
+# The evidence for the next candidates in the order of evidence, and the rules that ordered them.
+Later = tuple[tuple[CallEvidence, ...], tuple[str, ...]]
+
+
+def _evidence(  # long: every source of evidence for one call, gathered in one place
     site: CallSite,
     change: OpChange,
     args: tuple[Arg, ...],
@@ -244,9 +257,10 @@ def _evidence(
     dp: DefaultPins,
     j: Judging,
     cases: Cases | None,
-) -> tuple[CallEvidence, Learned | None, Taught, tuple[Edit, ...]] | str:
+) -> tuple[CallEvidence, Learned | None, Taught, tuple[Edit, ...], Later] | str | LeaveToRun:
     """What the tests, the commit's edits, the cases and the class bodies say of one call; or why a value
-    it passes can't be dropped, moved out of the class."""
+    it passes can't be dropped, moved out of the class. With it, the evidence of each later candidate for
+    the values the commit's template gives (`fixing/candidates.py`)."""
     method, ref = site.method, change.new
     old_sig, new_sig, edits = sigs
     own, drops = _test_checks(method, change, old_sig, new_sig, edits, j)
@@ -259,7 +273,10 @@ def _evidence(
     if isinstance(taught, str):
         return taught
     edits = as_the_commit_shows(edits, learned)
-    values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, taught.values)
+    order = ranked(taught.values, site, cases.data if cases is not None and method is None else None, j.off)
+    if isinstance(order, LeaveToRun):
+        return order
+    values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, order.ranks[0])
     span = (site.lineno, site.end_lineno)
     varies = (lambda src: cases.why_a_choice(src, span)) if cases is not None and method is None else None
     moved = _moved(j, change, args, old_sig, new_sig, method)
@@ -267,7 +284,29 @@ def _evidence(
     built = _built(learned)
     drop = DropEvidence(drops, varies, moved, flow, built)
     ev = CallEvidence(values, dp.pins + taught.extras, site.scope_names, own, drop, j.off, flow)
-    return ev, learned, taught, edits
+    later = tuple(
+        replace(ev, value_for=value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, rank))
+        for rank in order.ranks[1:]
+    )
+    return ev, learned, taught, edits, (later, order.trace)
+
+
+def _alternatives(
+    first: Plan,
+    args: tuple[Arg, ...],
+    sigs: tuple[Signature, Signature, tuple[Edit, ...]],
+    later: Later,
+    learned: Learned | None,
+) -> tuple[Plan, ...]:
+    """The complete fixes of the call that the later candidates give, in order: each a guess the run tries
+    when the one before it fails at the call."""
+    out: list[Plan] = []
+    for ev in later[0]:
+        p = plan(args, sigs, ev)
+        if isinstance(p, NoPlan) or p.preview == first.preview or any(p.preview == q.preview for q in out):
+            continue
+        out.append(replace(in_place(p, args, learned, sigs[0], sigs[1]), induced=True, trace=first.trace))
+    return tuple(out)
 
 
 def _built(learned: Learned | None) -> dict[str, str]:

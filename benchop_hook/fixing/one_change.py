@@ -183,18 +183,10 @@ def _judge_binding(
     if moved is not None:
         return moved
     found = _evidence(site, change, args, sigs, dp, j, cases)
-    if isinstance(found, str):
-        return Finding(
-            site, op, status, problem, why_not=f"not rewritten: {found}", info=dp.info, method=method
-        )
-    if isinstance(found, LeaveToRun):
-        return Finding(
-            site, op, Status.UNKNOWN, found.reason, why_not="left to the run", method=method, rule=found.rule
-        )
+    if isinstance(found, (str, LeaveToRun)):
+        return _unplanned(site, op, (status, problem), found, dp)
     ev, learned, taught, edits, later = found
-    p = plan(args, (old_sig, new_sig, edits), ev)
-    if not isinstance(p, NoPlan) and later[1]:
-        p = replace(p, trace=p.trace + later[1])
+    p = _planned(args, (old_sig, new_sig, edits), ev, later, learned)
     said = Finding(site, op, status, problem, info=dp.info, method=method, trace=dp.trace + p.trace)
     if not isinstance(p, NoPlan) and dp.hand:
         # A default only a person can pin stays theirs beside any other edit: rewritten without it, the call
@@ -205,9 +197,7 @@ def _judge_binding(
     if not isinstance(p, NoPlan):
         ex = example_of(learned) if taught.values or taught.extras else None
         rule = said.trace[-1] if said.trace else None
-        alternatives = _alternatives(p, args, (old_sig, new_sig, edits), later, learned)
-        p = replace(in_place(p, args, learned, old_sig, new_sig), alternatives=alternatives)
-        return replace(said, plan=p, example=ex, rule=rule)
+        return replace(said, plan=in_place(p, args, learned, old_sig, new_sig), example=ex, rule=rule)
     if p.to_run:
         return replace(said, status=Status.UNKNOWN, problem=p.reason, why_not="left to the run", rule=p.rule)
     # A choice with no home in the successor may have a class of its own in the same commit.
@@ -217,6 +207,17 @@ def _judge_binding(
         else None
     )
     return routed or replace(said, why_not=f"not rewritten: {as_clause(p.reason)}", rule=p.rule)
+
+
+def _unplanned(
+    site: CallSite, op: str, said: tuple[Status, str], why: str | LeaveToRun, dp: DefaultPins
+) -> Finding:
+    """A call the evidence gives no plan: why it is not rewritten, or a rule turned off left it to the run."""
+    if isinstance(why, LeaveToRun):
+        return Finding(
+            site, op, Status.UNKNOWN, why.reason, why_not="left to the run", method=site.method, rule=why.rule
+        )
+    return Finding(site, op, *said, why_not=f"not rewritten: {why}", info=dp.info, method=site.method)
 
 
 def _moved_finding(
@@ -289,6 +290,21 @@ def _evidence(  # long: every source of evidence for one call, gathered in one p
         for rank in order.ranks[1:]
     )
     return ev, learned, taught, edits, (later, order.trace)
+
+
+def _planned(
+    args: tuple[Arg, ...],
+    sigs: tuple[Signature, Signature, tuple[Edit, ...]],
+    ev: CallEvidence,
+    later: Later,
+    learned: Learned | None,
+) -> Plan | NoPlan:
+    """The plan of the first candidate, with the rules that ordered the candidates and the later ones."""
+    p = plan(args, sigs, ev)
+    if isinstance(p, NoPlan):
+        return p
+    p = replace(p, trace=p.trace + later[1])
+    return replace(p, alternatives=_alternatives(p, args, sigs, later, learned))
 
 
 def _alternatives(

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from benchop_hook.run.runner import Failure
+from benchop_hook.run.triage import refused_value
 from tests.helpers.repo import Repo, run_json
 
 OP = "src/minitile/ops/select.py"
@@ -180,3 +184,24 @@ def test_a_call_that_refuses_every_candidate_blocks_with_them_named(repo: Repo, 
     assert "SelectOp(in_shape=(n,), dtype=torch.float32) (ValueError: expected (128,)" in reason, reason
     assert reason.endswith("by hand"), reason
     assert repo.read(path) == before, "a blocked file is put back as it was"
+
+
+@pytest.mark.parametrize(
+    "kind, message, refused",
+    [
+        ("ValueError", "expected (16, 8) torch.float32, got (128,) torch.float32", True),
+        ("AssertionError", "", True),
+        ("TypeError", "'int' object is not iterable", True),
+        (
+            "RuntimeError",
+            "expand(torch.cuda.HalfTensor{[64, 32]}, size=[2048]): the number of sizes provided (1) must be "
+            "greater or equal to the number of dimensions in the tensor (2)",
+            True,
+        ),
+        ("RuntimeError", "CUDA error: an illegal memory access was encountered", False),
+        ("RuntimeError", "the kernel failed to compile", False),
+        ("KeyError", "'dtype'", False),
+    ],
+)
+def test_what_a_refused_value_raises(kind: str, message: str, refused: bool) -> None:
+    assert refused_value(Failure(kind, message)) is refused

@@ -14,6 +14,7 @@ from benchop_hook.analysis.edits import Edit, EditKind, related_names
 from benchop_hook.analysis.examples import Learned, bound_args
 from benchop_hook.analysis.modules import ClassRef
 from benchop_hook.analysis.signatures import Signature
+from benchop_hook.fixing.candidates import ranked
 from benchop_hook.fixing.context import change_signatures, value_source
 from benchop_hook.fixing.explicit import explicit_bound, plan_explicit
 from benchop_hook.fixing.flows import body_flow, introduced_defaults, with_body_renames
@@ -134,11 +135,11 @@ def judge_one(
                 why_not="left to the run",
                 method=method,
                 rule=v.rule,
-                trace=d.trace,
+                trace=(v.rule,),
             )
         if isinstance(v, Note):
             return Finding(
-                site, op, status, problem, why_not=v.text, method=method, rule=v.rule, trace=d.trace
+                site, op, status, problem, why_not=v.text, method=method, rule=v.rule, trace=(v.rule,)
             )
     sigs = (old_sig, new_sig, tuple(edits))
     return _judge_binding(site, op, change, args, sigs, status, problem, j, cases)
@@ -165,12 +166,11 @@ def _judge_binding(
     )
     if doubt is not None:
         return doubt
-    ref = change.new
     old_module = change.old.module if change.old is not None else None
     flow = body_flow(change, old_sig, new_sig, edits, j) if method is None else None
     relied = default_pins(args, old_sig, new_sig, edits)
     relied += [e for e in introduced_defaults(edits, flow) if e.name not in (bound_args(args, old_sig) or {})]
-    dp = pins_for(site, ref, relied, new_sig, j, old_module)
+    dp = pins_for(site, change.new, relied, new_sig, j, old_module)
     if status is Status.OK and not dp.pins:
         return _still_binds(site, op, change, dp, j.off)
     if status is Status.OK:
@@ -181,11 +181,10 @@ def _judge_binding(
     if moved is not None:
         return moved
     found = _evidence(site, change, args, sigs, dp, j, cases)
-    if isinstance(found, Settled):
-        said = Finding(site, op, status, problem, info=dp.info, method=method, trace=dp.trace)
-        return decided(said, found.found, f"not rewritten: {found.said}", j.off)
-    ev, learned, taught, edits = found
-    p = plan(args, (old_sig, new_sig, edits), ev)
+    if isinstance(found, (Settled, LeaveToRun)):
+        return _unplanned(site, op, (status, problem), found, dp, j.off)
+    ev, learned, taught, edits, later = found
+    p = _planned(args, (old_sig, new_sig, edits), ev, later, learned)
     said = Finding(site, op, status, problem, info=dp.info, method=method, trace=dp.trace + p.trace)
     if not isinstance(p, NoPlan) and dp.hand:
         # A default only a person can pin stays theirs beside any other edit: rewritten without it, the call
@@ -206,6 +205,31 @@ def _judge_binding(
         else None
     )
     return routed or replace(said, why_not=f"not rewritten: {as_clause(p.reason)}", rule=p.rule)
+
+
+def _unplanned(
+    site: CallSite,
+    op: str,
+    said: tuple[Status, str],
+    why: Settled | LeaveToRun,
+    dp: DefaultPins,
+    off: frozenset[str],
+) -> Finding:
+    """A call the evidence gives no plan: what the rule answering its finding says, or the run's, where a
+    rule turned off left it there."""
+    if isinstance(why, LeaveToRun):
+        return Finding(
+            site,
+            op,
+            Status.UNKNOWN,
+            why.reason,
+            why_not="left to the run",
+            method=site.method,
+            rule=why.rule,
+            trace=(*dp.trace, why.rule),
+        )
+    found = Finding(site, op, *said, info=dp.info, method=site.method, trace=dp.trace)
+    return decided(found, why.found, f"not rewritten: {why.said}", off)
 
 
 def _moved_finding(
@@ -242,7 +266,11 @@ def _moved_finding(
     return Finding(site, op, *said, why_not=why, info=dp.info, method=method, rule=v.rule, trace=trace)
 
 
-def _evidence(
+# The evidence for the next candidates in the order of evidence, and the rules that ordered them.
+Later = tuple[tuple[CallEvidence, ...], tuple[str, ...]]
+
+
+def _evidence(  # long: every source of evidence for one call, gathered in one place
     site: CallSite,
     change: OpChange,
     args: tuple[Arg, ...],
@@ -250,9 +278,10 @@ def _evidence(
     dp: DefaultPins,
     j: Judging,
     cases: Cases | None,
-) -> tuple[CallEvidence, Learned | None, Taught, tuple[Edit, ...]] | Settled:
+) -> tuple[CallEvidence, Learned | None, Taught, tuple[Edit, ...], Later] | Settled | LeaveToRun:
     """What the tests, the commit's edits, the cases and the class bodies say of one call; or what the
-    commit's own edits show that keeps their edit from being made here."""
+    commit's own edits show that keeps their edit from being made here. With it, the evidence of each later
+    candidate for the values the commit's template gives (`fixing/candidates.py`)."""
     method, ref = site.method, change.new
     old_sig, new_sig, edits = sigs
     own, drops = _test_checks(method, change, old_sig, new_sig, edits, j)
@@ -265,7 +294,10 @@ def _evidence(
     if isinstance(taught, Settled):
         return taught
     edits = as_the_commit_shows(edits, learned)
-    values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, taught.values)
+    order = ranked(taught.values, site, cases.data if cases is not None and method is None else None, j.off)
+    if isinstance(order, LeaveToRun):
+        return order
+    values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, order.ranks[0])
     span = (site.lineno, site.end_lineno)
     varies = (lambda src: cases.why_a_choice(src, span)) if cases is not None and method is None else None
     moved = _moved(j, change, args, old_sig, new_sig, method)
@@ -273,7 +305,44 @@ def _evidence(
     built = _built(learned)
     drop = DropEvidence(drops, varies, moved, flow, built)
     ev = CallEvidence(values, dp.pins + taught.extras, site.scope_names, own, drop, j.off, flow)
-    return ev, learned, taught, edits
+    later = tuple(
+        replace(ev, value_for=value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, rank))
+        for rank in order.ranks[1:]
+    )
+    return ev, learned, taught, edits, (later, order.trace)
+
+
+def _planned(
+    args: tuple[Arg, ...],
+    sigs: tuple[Signature, Signature, tuple[Edit, ...]],
+    ev: CallEvidence,
+    later: Later,
+    learned: Learned | None,
+) -> Plan | NoPlan:
+    """The plan of the first candidate, with the rules that ordered the candidates and the later ones."""
+    p = plan(args, sigs, ev)
+    if isinstance(p, NoPlan):
+        return p
+    p = replace(p, trace=p.trace + later[1])
+    return replace(p, alternatives=_alternatives(p, args, sigs, later, learned))
+
+
+def _alternatives(
+    first: Plan,
+    args: tuple[Arg, ...],
+    sigs: tuple[Signature, Signature, tuple[Edit, ...]],
+    later: Later,
+    learned: Learned | None,
+) -> tuple[Plan, ...]:
+    """The complete fixes of the call that the later candidates give, in order: each a guess the run tries
+    when the one before it fails at the call."""
+    out: list[Plan] = []
+    for ev in later[0]:
+        p = plan(args, sigs, ev)
+        if isinstance(p, NoPlan) or p.preview == first.preview or any(p.preview == q.preview for q in out):
+            continue
+        out.append(replace(in_place(p, args, learned, sigs[0], sigs[1]), induced=True, trace=first.trace))
+    return tuple(out)
 
 
 def _built(learned: Learned | None) -> dict[str, str]:

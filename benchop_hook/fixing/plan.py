@@ -45,6 +45,9 @@ class Plan:
     # A value in it rests on induction (the tests' constant, the commit's template), not on proof: it lands
     # only once a run gave numbers.
     induced: bool = False
+    # The next candidates in the order of evidence, each a complete fix of the same call: the run tries
+    # them, in order, when this one fails at the call (fixing/candidates.py).
+    alternatives: tuple[Plan, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -201,7 +201,21 @@ class Finding:
             "rule": self.rule,
             "trace": list(self.trace),
             "guessed": self.guessed,
+            "candidates": [
+                {"fix": alt.preview, "notes": list(alt.notes)}
+                for alt in (self.plan.alternatives if self.plan else ())
+            ],
         }
+
+    def fix_line(self, plan: Plan | None = None) -> str:
+        """The rewrite of this call with `plan` (its own by default), one line, as the report and the commit
+        body say it."""
+        p = plan or self.plan
+        assert p is not None
+        func = self.func_after + (f".{self.method}" if self.method and self.method != "__call__" else "")
+        return (
+            f"{self.site.path}:{self.site.lineno}: {shown_call(self.site, self.method)} -> {func}{p.preview}"
+        )
 
 
 def decided(f: Finding, found: Found, said: str = "", off: frozenset[str] = frozenset()) -> Finding:
@@ -281,14 +295,7 @@ class FileResult:
     def fix_lines(self) -> list[str]:
         """The rewrites the static pass made in the file, one line each (the report's and the commit
         body's)."""
-        out = []
-        for f in self.findings:
-            if f.fixed and f.plan is not None and f.plan.ops:
-                func = f.func_after + (f".{f.method}" if f.method and f.method != "__call__" else "")
-                out.append(
-                    f"{f.site.path}:{f.site.lineno}: {shown_call(f.site, f.method)} -> {func}{f.plan.preview}"
-                )
-        return out
+        return [f.fix_line() for f in self.findings if f.fixed and f.plan is not None and f.plan.ops]
 
     def hand_edit(self) -> Finding:
         """The first call in the file that needs a hand edit (what blocks it before any run)."""

@@ -45,6 +45,8 @@ def finding_line(f: Finding, *, fixed_word: str = "fix") -> list[str]:
             + ("  (a guess from the commit's tests: it lands once a run gives numbers)" if f.guessed else "")
             + _rules(tuple(dict.fromkeys(f.trace)))
         )
+        for alt in f.plan.alternatives:
+            lines.append(f"    then, if the run refuses it: {f.func_after}{alt.preview}")
     elif f.why_not:
         lines.append(f"    {f.why_not}" + _rules((f.rule,) if f.rule else ()))
     for note in f.info:

@@ -19,9 +19,10 @@ from benchop_hook.rules.facts import (
     RenamedValue,
     RequiredNow,
     Settled,
+    TemplateValue,
 )
 from benchop_hook.rules.registry import REGISTRY
-from benchop_hook.rules.verdicts import Contest, Drop, Hand, Keep, LeaveToRun, Note, Pin, Verdict
+from benchop_hook.rules.verdicts import Contest, Drop, Hand, Keep, LeaveToRun, Note, Pin, Prefer, Verdict
 
 # The guards come before the drops: a value is dropped only once no rule says what it chose or fed.
 # A value the parameter took anyway goes; then what the body says of the value (a constant, a config, a
@@ -48,6 +49,8 @@ CHANGED_DEFAULT = ("BO401", "BO402", "BO403", "BO404", "BO405", "BO406", "BO407"
 # The old value first (the same parameter, once optional; a None it relied on is a person's to replace), then
 # the literal a new parameter replaced.
 REQUIRED_NOW = ("BO301", "BO303", "BO302")
+# What the call's own function holds comes before the template's value (both guesses a run confirms).
+TEMPLATE_VALUE = ("BO501",)
 BODY_RENAME = ("BO601",)
 RENAMED_VALUE = ("BO602",)
 
@@ -76,6 +79,7 @@ ORDERED = (
     *REMOVED_VALUE,
     *REQUIRED_NOW,
     *CHANGED_DEFAULT,
+    *TEMPLATE_VALUE,
     *BODY_RENAME,
     *RENAMED_VALUE,
 )
@@ -185,6 +189,12 @@ def renamed_value(f: RenamedValue, off: frozenset[str] = frozenset()) -> Decisio
     return Decision((v,)) if v is not None else None
 
 
+def template_value(f: TemplateValue, off: frozenset[str] = frozenset()) -> Decision | None:
+    """Candidates ranked before the template's value, or None: the template's value stands alone."""
+    v = _first(TEMPLATE_VALUE, f, off)
+    return Decision((v,)) if v is not None else None
+
+
 def required_now(f: RequiredNow, off: frozenset[str] = frozenset()) -> Decision | None:
     """The old default, or None: the evidence (the tests, the scope) is asked next."""
     v = _first(REQUIRED_NOW, f, off)
@@ -200,6 +210,7 @@ __all__ = [
     "LeaveToRun",
     "Note",
     "Pin",
+    "Prefer",
     "body_rename",
     "bound_before",
     "changed_default",
@@ -209,5 +220,6 @@ __all__ = [
     "renamed_value",
     "required_now",
     "settled",
+    "template_value",
     "turned_off",
 ]

@@ -104,6 +104,18 @@ class RenamedValue:
     transformed: tuple[str, str] | None  # (old, new) expression between parameter and use, when they differ
 
 
+@dataclass(frozen=True)
+class TemplateValue:
+    """A value the commit's template gives a new parameter at one call (rendered with the call's own
+    arguments): does the call's scope hold the same thing more faithfully?"""
+
+    param: str
+    value: str  # the template's value at this call
+    single: str | None  # the variable `v`, when the value is the one-element tuple `(v,)`
+    counts: str | None  # the shape whose elements `v` multiplies in the call's function (`v = prod(shape)`)
+    built_from: str | None  # the call that builds the inputs from that shape, and not from `v`
+
+
 class DefaultEvidence(Protocol):
     """What the class bodies, the benchmark's imports and the tests say of one changed default. Asked lazily,
     at most once each, in the order the pin rules ask: most calls are settled by the first answer."""

@@ -50,6 +50,16 @@ class Pin:
 
 
 @dataclass(frozen=True)
+class Prefer:
+    """Ordered values for one parameter, all guesses: the first is written, the run tries the next ones."""
+
+    rule: str
+    param: str
+    values: tuple[str, ...]
+    note: str
+
+
+@dataclass(frozen=True)
 class Hand:
     """Only a person can say what the call becomes: the call is reported, and blocks."""
 
@@ -74,4 +84,4 @@ class LeaveToRun:
     reason: str
 
 
-Verdict = Keep | Drop | Contest | Rename | Pin | Hand | Note | LeaveToRun
+Verdict = Keep | Drop | Contest | Rename | Pin | Prefer | Hand | Note | LeaveToRun

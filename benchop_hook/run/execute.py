@@ -347,6 +347,7 @@ def _run(env: _Env, sel: Selection, runnable: list[FileResult]) -> tuple[list[Fi
         extra_env={**dict(job.settings.env), **({"CUDA_VISIBLE_DEVICES": gpus[0]} if len(gpus) == 1 else {})},
         env=Environment.of(job.repo.root, interp.path, list(job.changes)),
         warm=env.warm,
+        line_length=job.cfg.line_length,
     )
     outcomes = [
         replace(

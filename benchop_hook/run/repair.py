@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from benchop_hook.fixing.context import StaticContext
+from benchop_hook.fixing.plan import CallEdit
 from benchop_hook.fixing.results import FileResult
+from benchop_hook.run import candidates
 from benchop_hook.run.dictfix import runtime_fix
 from benchop_hook.run.notrun import Environment
 from benchop_hook.run.outcome import FileOutcome, OutcomeStatus
@@ -82,6 +84,7 @@ class LoopContext:
     session_seconds: list[float] = field(default_factory=list)  # wall time of every pytest session run
     env: Environment | None = None  # tells a module missing here from one the diff moved
     warm: Warm | None = None  # a pytest process started early: the first session takes it
+    line_length: int | None = None  # the project's, for a call rewritten with its next candidate
 
 
 class FileRepair:
@@ -97,6 +100,7 @@ class FileRepair:
         self.done = False
         self.uses_benchmark = uses_benchmark_fixture(ctx.read(fr.path))
         self.start = time.monotonic()
+        self.candidates = list(candidates.pending(fr))  # calls whose fix carried later candidates
 
     @property
     def targets(self) -> list[str]:
@@ -133,6 +137,8 @@ class FileRepair:
             self.out = replace(out, written=written, fixes=(*out.fixes, fix.description))
             ctx.echo(f"bench-op: repaired from the traceback: {fix.description}")
             return
+        if v.kind == "failed" and self.candidates and self._next_candidate(res):
+            return
         # The interface holds (or the first cases skip themselves): now every case, once, for the numbers.
         if v.kind in ("passed", "self-skipped") and self.probe and res.selected < res.collected:
             self.probe = False
@@ -155,6 +161,51 @@ class FileRepair:
             self._finish("failed", v.reason)
         else:
             self._finish("blocked", v.reason)
+
+    def _next_candidate(self, res: RunResult) -> bool:
+        """The calls whose candidate in place the run refused at or below the call (a shape, type or value
+        error) get their next candidate, and the file runs again; once a call has none left, the file is
+        blocked. False when no failure is one of theirs."""
+        ctx, path = self.ctx, self.fr.path
+        data = ctx.read(path)
+        failures = [t.failure for t in res.tests if t.outcome == "failed" and t.failure is not None]
+        hit = candidates.refused(failures, data, self.candidates, ctx.root) if data is not None else {}
+        if data is None or not hit:
+            return False
+        edits = []
+        for k, f in hit.items():
+            c, error = self.candidates[k], f.headline()[:200]
+            edit = candidates.next_edit(data, c) if c.left else None
+            if not isinstance(edit, CallEdit):
+                why = candidates.exhausted(c, error) if edit is None else candidates.unwritable(c, edit)
+                self.out = replace(self.out, interface=traceback_text(f, ctx.root))
+                self._finish("blocked", why)
+                return True
+            edits.append(edit)
+        from benchop_hook.rewrite.edit import rewrite  # libcst: only when a candidate is to be written
+
+        done = rewrite(data, edits, line_length=ctx.line_length)
+        if done.data is None:
+            self._finish(
+                "blocked",
+                f"{path}: the next candidate could not be written ({'; '.join(done.failed)}): fix the call "
+                "by hand",
+            )
+            return True
+        ctx.write(path, done.data)
+        fixes = list(self.out.fixes)
+        for k, f in hit.items():
+            c = self.candidates[k]
+            line = c.finding.fix_line(c.current)
+            fixes = [c.finding.fix_line(c.left[0]) if x == line else x for x in fixes]
+            where = f"{c.finding.site.path}:{c.finding.site.lineno}"
+            ctx.echo(
+                f"bench-op: {where}: the run refused {c.call(c.current)} ({f.headline()[:200]}); trying the "
+                f"next candidate, {c.call(c.left[0])}"
+            )
+            self.candidates[k] = candidates.advanced(c, f.headline()[:200])
+        self.out = replace(self.out, fixes=tuple(fixes))
+        return True
 
     def _finish(self, status: OutcomeStatus, reason: str | None) -> None:
         self.out = replace(self.out, status=status, reason=reason, seconds=time.monotonic() - self.start)

@@ -238,3 +238,28 @@ def bench_frame(f: Failure, root: str, is_bench: Callable[[str], bool]) -> tuple
         if is_bench(rel):
             return rel, int(str(fr["line"]))
     return None
+
+
+# A value an Op refuses: the types Python and torch raise for a wrong shape, type or value. A RuntimeError
+# counts only where it speaks of sizes (torch's `expand`, `view`, broadcasting); a CUDA fault never does.
+_REFUSED_TYPES = ("TypeError", "ValueError", "AssertionError", "IndexError")
+_SIZES = re.compile(r"\b(shape|size|sizes|dimension|dimensions|dim|numel|broadcast)\b", re.IGNORECASE)
+_DEVICE_FAULT = re.compile(r"CUDA error|illegal memory|device-side assert|out of memory", re.IGNORECASE)
+
+
+def refused_value(f: Failure) -> bool:
+    """The failure is a shape, type or value error: what a wrong value given to an Op raises."""
+    if _DEVICE_FAULT.search(f.message):
+        return False
+    if f.type.rsplit(".", 1)[-1] in _REFUSED_TYPES:
+        return True
+    return f.type.rsplit(".", 1)[-1] == "RuntimeError" and bool(_SIZES.search(f.message))
+
+
+def frame_line(f: Failure, root: str, path: str, function: str) -> int | None:
+    """The line the innermost frame of `function` in `path` was at when the failure was raised (at that
+    line, or in a call below it): None when the traceback does not pass through that function."""
+    for fr in reversed(f.frames):
+        if _rel(root, str(fr.get("path"))) == path and fr.get("name") == function:
+            return int(str(fr.get("line")))
+    return None

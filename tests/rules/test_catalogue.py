@@ -11,9 +11,18 @@ import pytest
 from benchop_hook.rules import decide
 from benchop_hook.rules.catalogue import render
 from benchop_hook.rules.registry import REGISTRY, Family
-from tests.rules import test_binding, test_drop, test_fill, test_move, test_pin, test_rename, test_settled
+from tests.rules import (
+    test_binding,
+    test_drop,
+    test_fill,
+    test_move,
+    test_pin,
+    test_rename,
+    test_settled,
+    test_template,
+)
 
-TABLES = (test_binding, test_drop, test_fill, test_move, test_pin, test_rename, test_settled)
+TABLES = (test_binding, test_drop, test_fill, test_move, test_pin, test_rename, test_settled, test_template)
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -235,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="commit each commit whole (its benchmark edits too) through the installed post-commit hook",
     )
+    ap.add_argument("--op", default="", help="only the benchmark calls of this Op class (bench-op run --op)")
     ap.add_argument(
         "--files",
         default="",
@@ -266,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
             "--to-ref",
             "HEAD",
             *agent[0],
+            *(["--op", args.op] if args.op else []),
             *shard,
             timeout=args.timeout,
             env_extra=agent[1],

@@ -61,15 +61,45 @@ def refused(
             if k in out or c.function is None:
                 continue
             line = frame_line(f, root, c.finding.site.path, c.function)
-            found = locate(data, c) if line is not None else None
-            if line is not None and found is not None and found.lineno <= line:
+            if line is not None and _at_the_call_or_its_op(data, c, line):
                 out[k] = f
     return out
+
+
+def _at_the_call_or_its_op(data: bytes, c: Candidates, line: int) -> bool:
+    """The failure was raised at the call itself, or at a line of its function that reads the name the call's
+    result was bound to (`result = bm.profile(op, ...)` after `op = Op(...)`). A failure at another Op's call
+    further down the same function (TileOPs cdcee99c: `MaskedFillFwdOp(...)` in the branch after the one
+    that builds `WhereFwdOp`) is that call's, not a refusal of this call's value."""
+    found = _in_its_function(data, c)
+    if found is None or line < found[1].lineno:
+        return False
+    fn, call = found
+    if line <= (call.end_lineno or call.lineno):
+        return True
+    bound = {
+        t.id
+        for node in ast.walk(fn)
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is call
+        for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(t, ast.Name)
+    }
+    return any(
+        isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in bound and n.lineno == line
+        for n in ast.walk(fn)
+    )
 
 
 def locate(data: bytes, c: Candidates) -> ast.Call | None:
     """The call in the file as it is now: in its function, under its name, with the arguments the
     candidate in place gave it."""
+    found = _in_its_function(data, c)
+    return found[1] if found is not None else None
+
+
+def _in_its_function(
+    data: bytes, c: Candidates
+) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, ast.Call] | None:
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError):
@@ -84,7 +114,7 @@ def locate(data: bytes, c: Candidates) -> ast.Call | None:
                 and ast.unparse(node.func) == c.finding.func_after
                 and _keys(_args(node)) == want
             ):
-                return node
+                return fn, node
     return None
 
 

@@ -103,6 +103,13 @@ NEITHER = COUNTED.replace(
     "    cond, x, y = case.inputs()\n", "    cond, x, y = (t.reshape(2, -1) for t in case.inputs())\n"
 )
 
+# The call's value is right; a later line of the same function that does not use the Op fails on its own.
+LATER = COUNTED.replace(
+    '    report(record_property, "select", time_ms(op, cond, x, y))\n',
+    '    report(record_property, "select", time_ms(op, cond, x, y))\n'
+    '    raise ValueError("a later check of its own")\n',
+)
+
 
 def _commit_with(repo: Repo, bench: str) -> str:
     """The Op and a benchmark of it, committed; then the change to shapes with the tests' own edit."""
@@ -205,3 +212,15 @@ def test_a_call_that_refuses_every_candidate_blocks_with_them_named(repo: Repo, 
 )
 def test_what_a_refused_value_raises(kind: str, message: str, refused: bool) -> None:
     assert refused_value(Failure(kind, message)) is refused
+
+
+def test_a_failure_at_a_line_that_does_not_use_the_op_is_not_the_call_s(repo: Repo, tmp_path: Path) -> None:
+    path = _commit_with(repo, LATER)
+    code, out, data = _run(repo, tmp_path)
+    assert code == 1, out
+    assert "op = SelectOp(in_shape=tuple(shape), dtype=torch.float32)" in repo.read(path) or (
+        data["bench"]["status"] == "blocked"
+    ), data["bench"]
+    assert "the run refused" not in out and "every candidate" not in out, out
+    assert data["bench"]["iterations"] == 1, data["bench"]
+    assert "a later check of its own" in out, out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 
 from benchop_hook.fixing.results import Finding, StaticResult, shown_call
 from benchop_hook.git.target import Target
@@ -41,7 +42,7 @@ def finding_line(f: Finding, *, fixed_word: str = "fix") -> list[str]:
     if f.plan is not None and f.plan.ops:
         lines.append(
             f"    {fixed_word}: {f.func_after}{f.plan.preview}"
-            + (f"  ({'; '.join(f.plan.notes)})" if f.plan.notes else "")
+            + (f"  ({'; '.join(one_reason_each(f.plan.notes))})" if f.plan.notes else "")
             + ("  (a guess from the commit's tests: it lands once a run gives numbers)" if f.guessed else "")
             + _rules(tuple(dict.fromkeys(f.trace)))
         )
@@ -53,6 +54,27 @@ def finding_line(f: Finding, *, fixed_word: str = "fix") -> list[str]:
         if note != f.problem:
             lines.append(f"    note: {note}")
     return lines
+
+
+_ADDED = re.compile(r"^(\w+=.+?) added: (.+)$")
+
+
+def one_reason_each(notes: tuple[str, ...]) -> list[str]:
+    """The notes, with values added for one reason said once (`a=(n,), b=(n,) added: as the tests ...`):
+    a template that sets three parameters gives one reason, not three copies of it."""
+    reasons: dict[str, list[str]] = {}
+    for note in notes:
+        m = _ADDED.match(note)
+        if m is not None:
+            reasons.setdefault(m.group(2), []).append(m.group(1))
+    out: list[str] = []
+    for note in notes:
+        m = _ADDED.match(note)
+        if m is None:
+            out.append(note)
+        elif reasons.get(m.group(2)):
+            out.append(f"{', '.join(reasons.pop(m.group(2)))} added: {m.group(2)}")
+    return out
 
 
 def _rules(ids: tuple[str, ...]) -> str:

@@ -66,3 +66,19 @@ def test_check_says_each_op_change_on_one_line(repo: Repo) -> None:
     assert r.returncode == 1, r.stdout + r.stderr
     assert r.stdout.count("keyword-only") == 2, r.stdout
     assert "'N', 'K', 'dtype' and 'trans_b' are now keyword-only (were positional-or-keyword)" in r.stdout
+
+
+def test_values_added_for_one_reason_say_it_once() -> None:
+    from benchop_hook.report.text import one_reason_each
+
+    notes = (
+        "dropped n (x)",
+        "a=(n,) added: as T changed it",
+        "b=(n,) added: as T changed it",
+        "c=1 added: d",
+    )
+    assert one_reason_each(notes) == [
+        "dropped n (x)",
+        "a=(n,), b=(n,) added: as T changed it",
+        "c=1 added: d",
+    ]

@@ -75,6 +75,7 @@ def test_every_kind_of_finding_has_its_rule() -> None:
 def test_the_rule_decides(rule_id: str, facts: Settled, kind: type) -> None:
     v = decide.settled(facts).verdict
     assert isinstance(v, kind) and v.rule == rule_id
+    assert "turned off" not in str(getattr(v, "reason", "")), v
     # A rule that reports is a guard: turned off, the call goes to the run, never to a rewrite.
     assert REGISTRY[rule_id].guard is (kind is Hand)
     off = decide.settled(facts, frozenset({rule_id})).verdict

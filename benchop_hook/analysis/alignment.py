@@ -22,6 +22,7 @@ import difflib
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar, cast
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -217,8 +218,7 @@ def _bound_body(fn: Function, call: ast.Call, skip_first: bool) -> list[ast.stmt
             unbound.add(extra.arg)
     renamed = {n: f"{fn.name}:{n}" for n in stored | unbound}
     subst = {k: v for k, v in values.items() if k not in stored}
-    binder = _Bind(subst, renamed)
-    return [binder.visit(copy.deepcopy(s)) for s in fn.body]
+    return [_bound(s, subst, renamed) for s in fn.body]
 
 
 def is_placeholder(name: str) -> bool:
@@ -226,16 +226,33 @@ def is_placeholder(name: str) -> bool:
     return ":" in name
 
 
-class _Bind(ast.NodeTransformer):
-    def __init__(self, values: Mapping[str, ast.expr], renamed: Mapping[str, str]) -> None:
-        self.values, self.renamed = values, renamed
+_Node = TypeVar("_Node", bound=ast.AST)
 
-    def visit_Name(self, node: ast.Name) -> ast.expr:
-        if isinstance(node.ctx, ast.Load) and node.id in self.values:
-            return copy.deepcopy(self.values[node.id])
-        if node.id in self.renamed:
-            return ast.Name(id=self.renamed[node.id], ctx=node.ctx)
-        return node
+
+def _bound(node: _Node, values: Mapping[str, ast.expr], renamed: Mapping[str, str]) -> _Node:
+    """A copy of `node` with the names `values` binds replaced by (copies of) their values and the names in
+    `renamed` renamed; the original is left as it is. One pass, where a deep copy and a transformer took two
+    (the body of every method a constructor calls is copied once per call of it)."""
+    if isinstance(node, ast.Name):
+        if isinstance(node.ctx, ast.Load) and node.id in values:
+            return cast(_Node, _bound(values[node.id], {}, {}))
+        if node.id in renamed:
+            return cast(_Node, ast.Name(id=renamed[node.id], ctx=node.ctx))
+    cls = type(node)
+    new = cls.__new__(cls)
+    for name in node._fields:
+        if not hasattr(node, name):
+            continue
+        v = getattr(node, name)
+        if isinstance(v, ast.AST):
+            v = _bound(v, values, renamed)
+        elif isinstance(v, list):
+            v = [_bound(x, values, renamed) if isinstance(x, ast.AST) else x for x in v]
+        setattr(new, name, v)
+    for name in node._attributes:
+        if hasattr(node, name):
+            setattr(new, name, getattr(node, name))
+    return new
 
 
 def assignments(stmt: ast.AST) -> list[tuple[ast.expr, ast.expr]]:

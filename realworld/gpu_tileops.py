@@ -237,12 +237,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--op", default="", help="only the benchmark calls of this Op class (bench-op run --op)")
     ap.add_argument(
+        "--pytest-args",
+        default="",
+        help="space-separated pytest arguments for every run (e.g. '-m smoke'): [tool.bench-op] pytest-args",
+    )
+    ap.add_argument(
         "--files",
         default="",
         help="comma-separated benchmark files: run only these (a shard of the "
         "commit's files) and compare only these with the engineers' edits",
     )
     args = ap.parse_args(argv)
+    if args.pytest_args:
+        global CONFIG
+        CONFIG += "pytest-args = [" + ", ".join(f'"{x}"' for x in args.pytest_args.split()) + "]\n"
     args.out.mkdir(parents=True, exist_ok=True)
     args.work.mkdir(parents=True, exist_ok=True)
     lines: list[str] = []

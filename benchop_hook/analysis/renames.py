@@ -7,7 +7,10 @@ names: a test, workload or op file whose line `... SumOp ...` became `... SumFwd
 name for the other, or two names that match once case, a direction suffix
 (`Fwd`, `Bwd`, `Forward`, `Backward`) and abbreviations the same commit makes
 elsewhere are set aside. Pairs are one-to-one across the whole commit; a name
-with several equally good candidates is reported with them, never guessed.
+with several equally good candidates is reported with them, never guessed. A name
+no evidence pairs may still have a successor by elimination (`changes.py`): the one
+class left, with the same constructor, where it stood in the export list
+(`takes_its_place`).
 
 Pure: texts and names in, pairs out.
 """

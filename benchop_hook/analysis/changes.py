@@ -240,7 +240,7 @@ def _pair_renamed(
             succ = news[hit[0]]
             taken.add(succ)
             out.append((ref, succ, hit[1], ()))
-    rest: list[ClassRef] = []
+    rest: list[tuple[ClassRef, tuple[ClassRef, ...]]] = []
     for ref in gone:
         if any(r is ref for r, *_ in out):
             continue
@@ -251,17 +251,18 @@ def _pair_renamed(
             taken.add(same[0])
             out.append((ref, same[0], ("the class body is unchanged",), ()))
             continue
-        rest.append(ref)
+        cands = tuple(news[n] for n in pairing.ambiguous.get(ref.name, ()) if news[n] not in taken)
+        rest.append((ref, cands))
+    # Elimination comes last: every proven pair is taken first, whatever the order of the classes.
     proven = {r.name: s.name for r, s, *_ in out if s is not None}
     taken |= set(paired)
-    eliminated = {ref: _by_elimination(old_p, new_p, ref, taken, proven) for ref in rest}
-    for ref in rest:
+    eliminated = {ref: _by_elimination(old_p, new_p, ref, taken, proven) for ref, _ in rest}
+    for ref, cands in rest:
         succ = eliminated[ref]
         if succ is not None and sum(s == succ for s in eliminated.values()) == 1:
             out.append((ref, succ, (ELIMINATION,), ()))
-            continue
-        cands = tuple(news[n] for n in pairing.ambiguous.get(ref.name, ()) if news[n] not in taken)
-        out.append((ref, None, (), cands))
+        else:
+            out.append((ref, None, (), cands))
     return out
 
 

@@ -8,7 +8,7 @@ same body).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -206,12 +206,18 @@ def _is_enum(project: Project, ref: ClassRef) -> bool:
 
 
 def _pair_renamed(
-    old_p: Project, new_p: Project, gone: list[ClassRef], fresh: list[ClassRef], votes: RenameVotes | None
+    old_p: Project,
+    new_p: Project,
+    gone: list[ClassRef],
+    fresh: list[ClassRef],
+    votes: RenameVotes | None,
+    paired: Collection[ClassRef] = (),
 ) -> Iterable[tuple[ClassRef, ClassRef | None, tuple[str, ...], tuple[ClassRef, ...]]]:
-    """Each class that disappeared with its successor (and the evidence), or None and the candidates."""
+    """Each class that disappeared with its successor (and the evidence), or None and the candidates.
+    `paired`: classes that appeared and an earlier step already paired (moved under their own name)."""
     if not gone:
         return []
-    from benchop_hook.analysis.renames import pair_names
+    from benchop_hook.analysis.renames import ELIMINATION, pair_names
 
     def unique(refs: list[ClassRef]) -> dict[str, ClassRef]:
         count: dict[str, int] = {}
@@ -234,6 +240,7 @@ def _pair_renamed(
             succ = news[hit[0]]
             taken.add(succ)
             out.append((ref, succ, hit[1], ()))
+    rest: list[tuple[ClassRef, tuple[ClassRef, ...]]] = []
     for ref in gone:
         if any(r is ref for r, *_ in out):
             continue
@@ -245,7 +252,66 @@ def _pair_renamed(
             out.append((ref, same[0], ("the class body is unchanged",), ()))
             continue
         cands = tuple(news[n] for n in pairing.ambiguous.get(ref.name, ()) if news[n] not in taken)
-        out.append((ref, None, (), cands))
+        rest.append((ref, cands))
+    # Elimination comes last: every proven pair is taken first, whatever the order of the classes.
+    proven = {r.name: s.name for r, s, *_ in out if s is not None}
+    taken |= set(paired)
+    eliminated = {ref: _by_elimination(old_p, new_p, ref, taken, proven) for ref, _ in rest}
+    for ref, cands in rest:
+        succ = eliminated[ref]
+        if succ is not None and sum(s == succ for s in eliminated.values()) == 1:
+            out.append((ref, succ, (ELIMINATION,), ()))
+        else:
+            out.append((ref, None, (), cands))
+    return out
+
+
+def _by_elimination(
+    old_p: Project, new_p: Project, ref: ClassRef, taken: set[ClassRef], proven: Mapping[str, str]
+) -> ClassRef | None:
+    """The class that took `ref`'s place, when nothing but elimination names it and it needs all three of:
+    the only class that appeared in `ref`'s module once the proven pairs (`taken`, `proven`) are set aside,
+    the same constructor (parameters, kinds, defaults), and `ref`'s place in the module's export list. A
+    rename to an unrelated word (`BarLoss` -> `BazCriterion`) leaves no other trace in a commit that renames
+    its neighbours with evidence."""
+    from benchop_hook.analysis.renames import takes_its_place
+
+    old_mi, new_mi = old_p.module(ref.module), new_p.module(ref.module)
+    if old_mi is None or new_mi is None:
+        return None
+    # Every class that appeared counts, Op or not: a helper class added beside it is a second candidate.
+    left = [
+        ClassRef(ref.module, n)
+        for n in new_mi.classes
+        if n not in old_mi.classes and ClassRef(ref.module, n) not in taken
+    ]
+    if len(left) != 1:
+        return None
+    succ = left[0]
+    o, n = old_p.constructor(ref), new_p.constructor(succ)
+    # A constructor that takes nothing says nothing of which class it is (two backends' `BwOp()`).
+    if o is None or n is None or not o.params or _shape(o) != _shape(n):
+        return None
+    if not _compatible(old_p, ref, new_p, succ):
+        return None
+    lists = _export_lists(old_p, new_p, ref.module)
+    return succ if any(takes_its_place(ref.name, succ.name, a, b, proven) for a, b in lists) else None
+
+
+def _shape(sig: Signature) -> tuple[tuple[str, str, str | None], ...]:
+    """What a caller binds against: each parameter's name, kind and default (annotations aside)."""
+    return tuple((p.name, p.kind.value, p.default) for p in sig.params)
+
+
+def _export_lists(
+    old_p: Project, new_p: Project, module: str
+) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The module's `__all__` before and after, and its package's, where both versions have one."""
+    out: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+    for name in (module, module.rpartition(".")[0]):
+        a, b = old_p.module(name) if name else None, new_p.module(name) if name else None
+        if a is not None and b is not None and a.all_names is not None and b.all_names is not None:
+            out.append((a.all_names, b.all_names))
     return out
 
 
@@ -381,7 +447,9 @@ def _pair_leftover(
 ) -> None:
     """Each class left over, paired with the class that replaced it when the evidence says which;
     else removed, with the candidates the evidence could not choose between."""
-    for ref, successor, evidence, candidates in _pair_renamed(old_p, new_p, leftover, fresh, votes):
+    for ref, successor, evidence, candidates in _pair_renamed(
+        old_p, new_p, leftover, fresh, votes, found.paired
+    ):
         if successor is None:
             found.changes[ref] = _removed(old_p, ref, candidates)
             continue

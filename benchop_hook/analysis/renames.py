@@ -7,7 +7,10 @@ names: a test, workload or op file whose line `... SumOp ...` became `... SumFwd
 name for the other, or two names that match once case, a direction suffix
 (`Fwd`, `Bwd`, `Forward`, `Backward`) and abbreviations the same commit makes
 elsewhere are set aside. Pairs are one-to-one across the whole commit; a name
-with several equally good candidates is reported with them, never guessed.
+with several equally good candidates is reported with them, never guessed. A name
+no evidence pairs may still have a successor by elimination (`changes.py`): the one
+class left, with the same constructor, where it stood in the export list
+(`takes_its_place`).
 
 Pure: texts and names in, pairs out.
 """
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -33,6 +36,11 @@ WORKLOADS = "the workloads updated in the same commit use the new name"
 OPS = "the op modules updated in the same commit use the new name"
 OTHER = "other modules updated in the same commit use the new name"
 NAMES = "the names match apart from case, direction suffix and the commit's abbreviations"
+# Not a vote: what `changes.py` concludes once the proven pairs are taken (`takes_its_place`).
+ELIMINATION = (
+    "the only class left in its module once the proven renames are taken, with the same constructor, in its "
+    "place in the export list"
+)
 FileMap = Callable[
     [Callable[[tuple[str, str, str]], list[tuple[str, str]]], list[tuple[str, str, str]]],
     list[list[tuple[str, str]]],
@@ -298,3 +306,23 @@ def pair_names(
         if left:
             ambiguous[o] = tuple(left)
     return Pairing(pairs, ambiguous)
+
+
+def takes_its_place(
+    old: str,
+    new: str,
+    old_exports: Sequence[str],
+    new_exports: Sequence[str],
+    proven: Mapping[str, str],
+) -> bool:
+    """Whether `new` stands where `old` stood in an export list, and nothing else in it moved: the same
+    length, `new` at `old`'s index, every other entry the same or a proven rename of it (`proven`: old ->
+    new). A list that also gained, lost or reordered a name says nothing of which class took which place."""
+    if len(old_exports) != len(new_exports) or old_exports.count(old) != 1:
+        return False
+    i = old_exports.index(old)
+    if new_exports[i] != new:
+        return False
+    return all(
+        a == b or proven.get(a) == b for k, (a, b) in enumerate(zip(old_exports, new_exports)) if k != i
+    )

@@ -13,6 +13,7 @@ from benchop_hook.analysis.changes import OpChange
 from benchop_hook.analysis.edits import Edit, EditKind, related_names
 from benchop_hook.analysis.examples import Learned, bound_args
 from benchop_hook.analysis.modules import ClassRef
+from benchop_hook.analysis.renames import ELIMINATION
 from benchop_hook.analysis.signatures import Signature
 from benchop_hook.fixing.candidates import ranked
 from benchop_hook.fixing.context import change_signatures, value_source
@@ -544,7 +545,9 @@ def _still_binds(
             method=method,
             plan=Plan((), (f"{old_name} -> {change.new.name}",), "(unchanged arguments)"),
         )
-        return decided(follows, Found.CLASS_RENAMED, "", off)
+        # A successor only elimination names (analysis/changes.py) has a rule of its own.
+        found = Found.BY_ELIMINATION if change.evidence == (ELIMINATION,) else Found.CLASS_RENAMED
+        return decided(follows, found, "", off)
     return None
 
 

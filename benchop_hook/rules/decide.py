@@ -66,7 +66,7 @@ SETTLED = (
     "BO307",
     *(f"BO{i}" for i in range(510, 518)),
     "BO603",
-    *(f"BO{i}" for i in range(704, 713)),
+    *(f"BO{i}" for i in range(704, 714)),
 )
 # Rules that carry a value as it is (by keyword, under a renamed keyword): a rewrite is named by the rule
 # that decided what changed, and by these only when nothing else did.

@@ -216,6 +216,7 @@ class Found(str, Enum):
     IMPORT_FROM_MOVED = "import-from-moved"
     ROUTED = "routed"  # a choice the successor lost has a class of its own
     SEVERAL_ROUTES = "several-routes"
+    BY_ELIMINATION = "by-elimination"  # the class's successor is the one class left where it stood
 
 
 @dataclass(frozen=True)

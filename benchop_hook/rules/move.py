@@ -155,3 +155,20 @@ several_routes = answers(
     fires="`Conv2dOp(..., bias=True)` after `bias` left for `Conv2dBiasFwdOp` and `Conv2dBiasAddFwdOp`",
     quiet="the commit building one class for it",
 )
+by_elimination = answers(
+    "BO713",
+    "successor-by-elimination",
+    Found.BY_ELIMINATION,
+    "rename",
+    summary="A removed class whose successor nothing but elimination names follows it only when all three "
+    "hold: it is the only class that appeared in its module once every proven rename is taken, its "
+    "constructor is the same (parameters, kinds, defaults), and it stands where the removed class stood in "
+    "the module's export list. Then the call names the successor, as for any rename; with one of the three "
+    "missing, or two classes left, the call is reported as removed.",
+    motivated_by="first contact: `BarLoss` -> `BazCriterion` beside `FooLoss` -> `FooCriterion`, both in "
+    "`__all__`",
+    fires="`BarLoss(reduction='sum')` -> `BazCriterion(reduction='sum')`, the one class left, same "
+    "constructor, same place in `__all__`",
+    quiet="the same, the new class taking another parameter or another place in `__all__`, or two classes "
+    "left",
+)

@@ -312,3 +312,82 @@ def test_a_change_reaches_a_subclass_that_passes_its_kwargs_on() -> None:
         .startswith("SumOp(n, act='relu', *, eps=1e-5) -> SumOp(n, act='relu', *, epsilon=1e-5)")
     ), found[1].headline()
     assert [(e.kind, e.name, e.new_name) for e in found[1].edits] == [(EditKind.RENAMED, "eps", "epsilon")]
+
+
+LOSSES = "lib/ops/losses.py"
+
+
+def _losses(exports: list[str], *classes: str) -> str:
+    return f"__all__ = {exports!r}\n\n" + ops(*classes)
+
+
+OLD_LOSSES = {
+    LOSSES: _losses(
+        ["FooLoss", "BarLoss"],
+        cls("FooLoss", "reduction='mean'", body="self.f = 1"),
+        cls("BarLoss", "reduction='mean', eps=1e-6", body="self.b = 1"),
+    )
+}
+FOO_PROVEN = {("FooLoss", "FooCriterion"): {renames.TESTS}}
+
+
+def _renamed(
+    exports: list[str], baz_params: str = "reduction='mean', eps=1e-6", *more: str
+) -> dict[str, str]:
+    return {
+        LOSSES: _losses(
+            exports,
+            cls("FooCriterion", "reduction='mean'", body="self.f = 2"),
+            cls("BazCriterion", baz_params, body="self.z = 1"),
+            *more,
+        )
+    }
+
+
+def test_the_one_class_left_with_the_same_constructor_in_its_place_is_the_successor() -> None:
+    found = changes(OLD_LOSSES, _renamed(["FooCriterion", "BazCriterion"]), votes=FOO_PROVEN)
+    assert [(c.status, c.old and c.old.name, c.new and c.new.name, c.evidence) for c in found] == [
+        ("renamed", "BarLoss", "BazCriterion", (renames.ELIMINATION,)),
+        ("renamed", "FooLoss", "FooCriterion", (renames.TESTS,)),
+    ]
+
+
+@pytest.mark.parametrize(
+    "new, votes",
+    [
+        pytest.param(
+            _renamed(["FooCriterion", "BazCriterion"], "reduction='sum', eps=1e-6"),
+            FOO_PROVEN,
+            id="a-default",
+        ),
+        pytest.param(
+            _renamed(["FooCriterion", "BazCriterion"], "reduction='mean'"), FOO_PROVEN, id="a-param"
+        ),
+        pytest.param(
+            _renamed(["FooCriterion", "BazCriterion"], "reduction='mean', *, eps=1e-6"),
+            FOO_PROVEN,
+            id="a-kind",
+        ),
+        pytest.param(_renamed(["BazCriterion", "FooCriterion"]), FOO_PROVEN, id="another-place"),
+        pytest.param(_renamed(["FooCriterion", "BazCriterion", "Extra"]), FOO_PROVEN, id="exports-grew"),
+        pytest.param(_renamed(["FooCriterion"]), FOO_PROVEN, id="not-exported"),
+        pytest.param(
+            _renamed(["FooCriterion", "BazCriterion"], "reduction='mean', eps=1e-6", cls("Helper", "n")),
+            FOO_PROVEN,
+            id="two-classes-left",
+        ),
+        pytest.param(_renamed(["FooCriterion", "BazCriterion"]), {}, id="the-twin-unproven"),
+    ],
+)
+def test_a_successor_by_elimination_needs_all_three(new: dict[str, str], votes: dict) -> None:
+    by_old = {c.old.name: c for c in changes(OLD_LOSSES, new, votes=votes) if c.old is not None}
+    assert by_old["BarLoss"].status == "removed"
+    assert by_old["BarLoss"].new is None
+
+
+def test_an_export_list_without_the_other_renames_proven_says_nothing() -> None:
+    assert renames.takes_its_place("B", "Z", ["A", "B"], ["A", "Z"], {})
+    assert renames.takes_its_place("B", "Z", ["A", "B"], ["C", "Z"], {"A": "C"})
+    assert not renames.takes_its_place("B", "Z", ["A", "B"], ["C", "Z"], {})
+    assert not renames.takes_its_place("B", "Z", ["A", "B"], ["Z", "A"], {})
+    assert not renames.takes_its_place("B", "Z", ["A", "B", "B"], ["A", "Z", "B"], {})

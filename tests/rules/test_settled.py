@@ -54,6 +54,7 @@ ANSWERS: dict[str, tuple[Found, type]] = {
     "BO710": (Found.IMPORT_FROM_MOVED, Hand),
     "BO711": (Found.ROUTED, Keep),
     "BO712": (Found.SEVERAL_ROUTES, Hand),
+    "BO713": (Found.BY_ELIMINATION, Rename),
 }
 
 

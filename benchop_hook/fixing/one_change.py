@@ -4,7 +4,7 @@ the class bodies and the commit's own edits, and the plan the rules decide (plan
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from benchop_hook.analysis.callsites import Arg, CallSite, Gone
@@ -21,11 +21,9 @@ from benchop_hook.fixing.explicit import explicit_bound, plan_explicit
 from benchop_hook.fixing.flows import body_flow, introduced_defaults, with_body_renames
 from benchop_hook.fixing.judging import (
     Judging,
-    defaults_lost,
-    forgotten_by_method,
-    moved_values,
     test_checks,
 )
+from benchop_hook.fixing.moved_out import moved_out, moved_values_of
 from benchop_hook.fixing.pins import DefaultPins, pins_for
 from benchop_hook.fixing.plan import (
     NoPlan,
@@ -42,11 +40,10 @@ from benchop_hook.fixing.plan import (
 )
 from benchop_hook.fixing.planner import CallEvidence, plan
 from benchop_hook.fixing.questions import DropEvidence, moved_to
-from benchop_hook.fixing.refusals import moved_to_constructor
 from benchop_hook.fixing.results import Finding, decided
 from benchop_hook.fixing.taught import Taught, as_the_commit_shows, example_of, in_place, taught_for
 from benchop_hook.rules import decide
-from benchop_hook.rules.facts import BoundBefore, Found, Moved, MovedOut, Settled
+from benchop_hook.rules.facts import BoundBefore, Found, Moved, Settled
 from benchop_hook.rules.verdicts import Hand, LeaveToRun, Note
 
 AUTHORED_BROKEN = (
@@ -245,7 +242,7 @@ def _moved_finding(
 ) -> Finding | None:
     """The finding for a call passing a value the change moved elsewhere (rules/move.py), or None."""
     method = site.method
-    gone = _moved_out(method, change, args, sigs, j)
+    gone = moved_out(method, change, args, sigs, j)
     decided = decide.moved_out(gone, j.off) if gone is not None else None
     if decided is None:
         return None
@@ -301,7 +298,7 @@ def _evidence(  # long: every source of evidence for one call, gathered in one p
     values = value_source(site, j.evidence, ref, new_sig, old_sig, edits, learned, order.ranks[0])
     span = (site.lineno, site.end_lineno)
     varies = (lambda src: cases.why_a_choice(src, span)) if cases is not None and method is None else None
-    moved = _moved(j, change, args, old_sig, new_sig, method)
+    moved = moved_values_of(j, change, args, old_sig, new_sig, method)
     flow = body_flow(change, old_sig, new_sig, edits, j) if method is None else None
     built = _built(learned)
     drop = DropEvidence(drops, varies, moved, flow, built)
@@ -418,86 +415,6 @@ def _slot_of_a_successor(
     return None
 
 
-def _moved(
-    j: Judging,
-    change: OpChange,
-    args: tuple[Arg, ...],
-    old_sig: Signature,
-    new_sig: Signature,
-    method: str | None,
-    bv: Mapping[str, str] | None = None,
-) -> dict[str, str] | None:
-    """Removed parameter -> why its value can't just be dropped (`plan`'s `moved`). `bv`: what the call
-    surely passes, where a splat beside it keeps its binding from being whole."""
-    ref = change.new
-    if ref is None:
-        return None
-    moved = moved_values(j, change.old or ref, ref, old_sig, new_sig, method)
-    if method is not None:
-        # flax: `mha(q, k, attention_bias=bias)` after `attention_bias` left `__call__`, and nothing in the
-        # class reads one any more: the bias is gone from what is measured.
-        return {**forgotten_by_method(j, ref, old_sig, new_sig, args), **moved}
-    return {**defaults_lost(j, change.old or ref, ref, old_sig, new_sig, args, bv), **moved}
-
-
-def _moved_out(
-    method: str | None,
-    change: OpChange,
-    args: tuple[Arg, ...],
-    sigs: tuple[Signature, Signature, tuple[Edit, ...]],
-    j: Judging,
-) -> MovedOut | None:
-    """Why a parameter the call passes can't just be dropped: for a method call, it moved to the
-    constructor; for a constructor call, the same commit made it a required parameter of another class or
-    of one of this class's methods (Megatron 9475bab: `is_built_on_rank` left the dataset config for the
-    builder, and dropping the benchmark's rank-aware function would build on every rank)."""
-    if method is None:
-        return _moved_to_another(change, args, sigs, j)
-    if change.new is None:
-        return None
-    old_ctor = j.old_p.constructor(change.old) if change.old is not None else None
-    new_ctor = j.new_p.constructor(change.new)
-    why = moved_to_constructor(args, sigs[0], sigs[1], old_ctor, new_ctor, change.new.name)
-    return MovedOut("to-constructor", why) if why is not None else None
-
-
-def _moved_to_another(
-    change: OpChange, args: tuple[Arg, ...], sigs: tuple[Signature, Signature, tuple[Edit, ...]], j: Judging
-) -> MovedOut | None:
-    old_sig, new_sig, _ = sigs
-    gone = [(p, v) for p, v in (bound_args(args, old_sig) or {}).items() if new_sig.get(p) is None]
-    if not gone:
-        return None
-    required = {EditKind.ADDED_REQUIRED}
-    for p, value in gone:
-        old_p = old_sig.get(p)
-        if p in new_sig.refused and old_p is not None and old_p.required:
-            # Megatron ffbc43f: `inference_wrapper_config` was required, the old constructor built the
-            # inference context from it, and the new one raises when it is passed: dropped, the wrapper would
-            # run with no context. What replaces it is not in the signature.
-            return MovedOut(
-                "refused-now",
-                f"the constructor now refuses '{p}', which it required before, and the call passes "
-                f"{p}={value.strip()}: what replaces it is not said, edit the call by hand",
-            )
-        where = [
-            f"{c.new.name}'s constructor"
-            for c in j.changes
-            if c is not change
-            and c.new is not None
-            and any(e.kind in required and e.name == p for e in c.edits)
-        ] + [
-            f".{m.name}()" for m in change.methods if any(e.kind in required and e.name == p for e in m.edits)
-        ]
-        if where:
-            return MovedOut(
-                "required-elsewhere",
-                f"'{p}' is now a required parameter of {where[0]}, and the call passes {p}={value.strip()}: "
-                "pass it there, by hand",
-            )
-    return None
-
-
 def _routable(site: CallSite, change: OpChange) -> bool:
     """A plain call of a renamed or moved class by a name that is gone: another class may take a choice."""
     return (
@@ -568,7 +485,7 @@ def explicit_fix(
     if err is None:
         return None
     _, drops = test_checks(j.evidence, change.old or change.new, change.new, old_sig, new_sig, edits)
-    moved = _moved(j, change, site.args, old_sig, new_sig, None, explicit_bound(site.args, old_sig))
+    moved = moved_values_of(j, change, site.args, old_sig, new_sig, None, explicit_bound(site.args, old_sig))
     if moved and any(moved_to(why).kind is Moved.BUILT_FROM for why in moved.values()):
         return None  # whether the splat passes the parameter built from it, only a run can tell
     span = (site.lineno, site.end_lineno)

@@ -23,7 +23,6 @@ from benchop_hook.fixing.judging import (
     Judging,
 )
 from benchop_hook.fixing.one_change import (
-    AUTHORED_BROKEN,
     _still_binds,
     judge_one,
 )
@@ -100,7 +99,7 @@ def _removed_imports(path: str, data: bytes, notes: Sequence[ImportNote], j: Jud
         if site is not None:
             problem = f"imports {n.name} from {n.module}, which was removed with no successor"
             gone = Finding(site, n.name, Status.GONE, problem)
-            out.append(decided(gone, Found.IMPORT_OF_REMOVED, "remove or replace it by hand", j.off))
+            out.append(decided(gone, Found.IMPORT_OF_REMOVED, "", j.off))
     return out
 
 
@@ -137,7 +136,7 @@ def _gone_members(path: str, data: bytes, mi: ModuleInfo, j: Judging) -> list[Fi
             seen.add((node.value.id, node.attr))
             problem = f"{change.new.name} has no '{node.attr}' (the commit removed or renamed it)"
             gone = Finding(written_site(path, data, node), change.old.name, Status.BROKEN, problem)
-            out.append(decided(gone, Found.MEMBER_GONE, "fix it by hand", j.off))
+            out.append(decided(gone, Found.MEMBER_GONE, "", j.off))
     return out
 
 
@@ -287,12 +286,6 @@ def _never_bound(site: CallSite, change: OpChange, j: Judging) -> bool:
     )
 
 
-PARTIAL_BROKEN = (
-    "not rewritten: a functools.partial binds these arguments here and the rest where it is called: "
-    "fix them by hand"
-)
-
-
 def _partial(site: CallSite, op: str, changed: list[OpChange], j: Judging) -> Finding | None:
     """`functools.partial(Op, ...)`: broken when what it binds here fails the new signature whatever comes
     where it is called; else the run decides. Never rewritten: the rest of its arguments are elsewhere."""
@@ -308,7 +301,7 @@ def _partial(site: CallSite, op: str, changed: list[OpChange], j: Judging) -> Fi
             continue
         status, why = judge_now(site.args, site.expanded_args, new_sig, site.opaque)
         if status is Status.BROKEN:
-            return decided(Finding(site, op, status, why), Found.PARTIAL_BROKEN, PARTIAL_BROKEN, j.off)
+            return decided(Finding(site, op, status, why), Found.PARTIAL_BROKEN, "", j.off)
         unknown = unknown or why
     if unknown is None:
         return None
@@ -333,7 +326,7 @@ def judge_authored(site: CallSite, j: Judging) -> Finding | None:
         status, why = judge_now(site.args, site.expanded_args, new_sig, site.opaque)
         if status is Status.BROKEN:
             said = Finding(site, op, status, why, method=method)
-            return decided(said, Found.AUTHORED_BROKEN, AUTHORED_BROKEN, j.off)
+            return decided(said, Found.AUTHORED_BROKEN, "", j.off)
         if status is Status.UNKNOWN:
             unknown = why
     if unknown is not None:

@@ -46,11 +46,6 @@ from benchop_hook.rules import decide
 from benchop_hook.rules.facts import BoundBefore, Found, Moved, Settled
 from benchop_hook.rules.verdicts import Hand, LeaveToRun, Note
 
-AUTHORED_BROKEN = (
-    "not rewritten: this call was written in this change for the new signature, and it does not bind it: "
-    "fix it by hand"
-)
-
 
 def _unreadable(site: CallSite, op: str, change: OpChange, j: Judging) -> Finding | None:
     """The finding for a call whose class was removed, or whose signatures can't both be read."""
@@ -60,8 +55,7 @@ def _unreadable(site: CallSite, op: str, change: OpChange, j: Judging) -> Findin
         gone = Finding(
             site, op, Status.GONE, f"{old_name} was removed and nothing replaced it", method=method
         )
-        why = "no successor to rewrite to: remove or replace this benchmark case by hand"
-        return decided(gone, Found.CLASS_REMOVED, why, j.off)
+        return decided(gone, Found.CLASS_REMOVED, "", j.off)
     label = op if method is None else f"{op}.{'forward' if method == '__call__' else method}"
     # A moved class still importable under the name the benchmark uses (a re-export) needs nothing.
     name_gone = any(isinstance(a, Gone) for a in site.atoms)
@@ -73,10 +67,8 @@ def _unreadable(site: CallSite, op: str, change: OpChange, j: Judging) -> Findin
             # follows it.
             return _still_binds(site, op, change, DefaultPins(), j.off)
         unread = f"{old_name} is now {change.new.qualname}, whose constructor bench-op can't read"
-        why = "left to the run: the import follows the class, and the run tells whether the call binds"
-        return decided(
-            Finding(site, op, Status.UNKNOWN, unread, method=method), Found.SUCCESSOR_UNREADABLE, why, j.off
-        )
+        said = Finding(site, op, Status.UNKNOWN, unread, method=method)
+        return decided(said, Found.SUCCESSOR_UNREADABLE, "", j.off)
     unread = f"the signature of {label} can't be read statically"
     return decided(Finding(site, op, Status.UNKNOWN, unread, method=method), Found.UNREADABLE, "", j.off)
 

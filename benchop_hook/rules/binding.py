@@ -63,6 +63,8 @@ authored_broken = answers(
     motivated_by="the design: the old binding of a line the range wrote is not what its author meant",
     fires="`Op(n, dimm=1)`, added by the commit that made `dim` a parameter",
     quiet="`Op(n, dim=1)`, added by that commit: it binds",
+    says="not rewritten: this call was written in this change for the new signature, and it does not bind "
+    "it: fix it by hand",
 )
 partial_broken = answers(
     "BO105",
@@ -74,6 +76,8 @@ partial_broken = answers(
     motivated_by="the design: a `functools.partial` shows half of the call",
     fires="`partial(Op, M=4)` after `M` was removed",
     quiet="`partial(Op, N=4)`: what it binds here still binds",
+    says="not rewritten: a functools.partial binds these arguments here and the rest where it is called: fix "
+    "them by hand",
 )
 classes_disagree = answers(
     "BO106",

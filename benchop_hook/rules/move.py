@@ -65,6 +65,7 @@ class_removed = answers(
     motivated_by="TileOPs: benchmark cases of GQA prefill Ops removed with their kernels",
     fires="`GQAPrefillWithKVCacheFwdTest(...)` after the class was deleted",
     quiet="`GQAPrefillFwdTest(...)` after the class was renamed",
+    says="no successor to rewrite to: remove or replace this benchmark case by hand",
 )
 import_of_removed = answers(
     "BO705",
@@ -76,6 +77,7 @@ import_of_removed = answers(
     motivated_by="torchao 8d4a921: `NVFP4MMConfig` left in an import whose other names were rewritten",
     fires="`from pkg import Gone, Kept` after `Gone` was deleted",
     quiet="the same import where the package still re-exports `Gone`",
+    says="remove or replace it by hand",
 )
 class_renamed = answers(
     "BO706",
@@ -98,6 +100,7 @@ successor_unreadable = answers(
     motivated_by="the design: the successor's binding is unknown, not broken",
     fires="`OldOp(n)` after `OldOp` became `NewOp = build_op(...)`",
     quiet="`OldOp(n)` after `OldOp` became `class NewOp` with a readable constructor",
+    says="left to the run: the import follows the class, and the run tells whether the call binds",
 )
 successor_slot = answers(
     "BO708",
@@ -121,6 +124,7 @@ member_gone = answers(
     motivated_by="pyg 1acbf5dd: `DiffNorm.groupDistanceRatio` after `DiffGroupNorm`'s `group_distance_ratio`",
     fires="`DiffNorm.groupDistanceRatio(x)` after the rename",
     quiet="`DiffNorm(...)`: the call follows the class",
+    says="fix it by hand",
 )
 import_from_moved = answers(
     "BO710",

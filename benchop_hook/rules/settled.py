@@ -14,11 +14,11 @@ from benchop_hook.rules.verdicts import Hand, Keep, LeaveToRun, Pin, Rename, Ver
 Answer = Literal["hand", "run", "keep", "pin", "rename"]
 
 
-def _verdict(rule_id: str, answer: Answer, f: Settled) -> Verdict:
+def _verdict(rule_id: str, answer: Answer, f: Settled, says: str) -> Verdict:
     if answer == "hand":
-        return Hand(rule_id, f.said)
+        return Hand(rule_id, f.said or says)
     if answer == "run":
-        return LeaveToRun(rule_id, f.said)
+        return LeaveToRun(rule_id, f.said or says)
     if answer == "keep":
         return Keep(rule_id, f.said)
     if answer == "pin":
@@ -36,12 +36,14 @@ def answers(
     motivated_by: str,
     fires: str,
     quiet: str,
+    says: str = "",
 ) -> Callable[[Settled], Verdict | None]:
     """Register rule `rule_id`: it answers `found`, and nothing else. A rule that reports ("hand") is a
-    guard: turned off, the call is left to the run."""
+    guard: turned off, the call is left to the run. `says`: the rule's own sentence, where what was found
+    needs no words of its own (a class removed with nothing in its place)."""
 
     def check(f: Settled) -> Verdict | None:
-        return _verdict(rule_id, answer, f) if f.found is found else None
+        return _verdict(rule_id, answer, f, says) if f.found is found else None
 
     check.__name__ = name.replace("-", "_")
     return rule(

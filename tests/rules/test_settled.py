@@ -150,3 +150,10 @@ def test_a_rewrite_is_named_by_what_changed_not_by_what_carried() -> None:
     assert decide.deciding(("BO211", "BO112")) == "BO211"
     assert decide.deciding(("BO112",)) == "BO112"
     assert decide.deciding(()) is None
+
+
+@pytest.mark.parametrize("rule_id", ["BO104", "BO105", "BO704", "BO705", "BO707", "BO709"])
+def test_a_rule_that_owns_its_sentence_says_it(rule_id: str) -> None:
+    found, _ = ANSWERS[rule_id]
+    v = decide.settled(Settled(found)).verdict
+    assert v.rule == rule_id and ("by hand" in v.reason or "left to the run" in v.reason), v

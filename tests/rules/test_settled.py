@@ -156,4 +156,5 @@ def test_a_rewrite_is_named_by_what_changed_not_by_what_carried() -> None:
 def test_a_rule_that_owns_its_sentence_says_it(rule_id: str) -> None:
     found, _ = ANSWERS[rule_id]
     v = decide.settled(Settled(found)).verdict
-    assert v.rule == rule_id and ("by hand" in v.reason or "left to the run" in v.reason), v
+    assert isinstance(v, (Hand, LeaveToRun)) and v.rule == rule_id, v
+    assert "by hand" in v.reason or "left to the run" in v.reason, v

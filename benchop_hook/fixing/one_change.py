@@ -117,16 +117,7 @@ def judge_one(
         d = decide.bound_before(q, j.off)
         v = d.verdict if d is not None else None
         if isinstance(v, LeaveToRun):
-            return Finding(
-                site,
-                op,
-                Status.UNKNOWN,
-                v.reason,
-                why_not="left to the run",
-                method=method,
-                rule=v.rule,
-                trace=(v.rule,),
-            )
+            return _to_the_run(site, op, v, ())
         if isinstance(v, Note):
             return Finding(
                 site, op, status, problem, why_not=v.text, method=method, rule=v.rule, trace=(v.rule,)
@@ -208,18 +199,23 @@ def _unplanned(
     """A call the evidence gives no plan: what the rule answering its finding says, or the run's, where a
     rule turned off left it there."""
     if isinstance(why, LeaveToRun):
-        return Finding(
-            site,
-            op,
-            Status.UNKNOWN,
-            why.reason,
-            why_not="left to the run",
-            method=site.method,
-            rule=why.rule,
-            trace=(*dp.trace, why.rule),
-        )
+        return _to_the_run(site, op, why, dp.trace)
     found = Finding(site, op, *said, info=dp.info, method=site.method, trace=dp.trace)
     return decided(found, why.found, f"not rewritten: {why.said}", off)
+
+
+def _to_the_run(site: CallSite, op: str, v: LeaveToRun, trace: tuple[str, ...]) -> Finding:
+    """A call a rule left to the run (or a rule turned off did): unknown, named by that rule."""
+    return Finding(
+        site,
+        op,
+        Status.UNKNOWN,
+        v.reason,
+        why_not="left to the run",
+        method=site.method,
+        rule=v.rule,
+        trace=(*trace, v.rule),
+    )
 
 
 def _moved_finding(
@@ -240,16 +236,7 @@ def _moved_finding(
         return None
     v = decided.verdict
     if isinstance(v, LeaveToRun):
-        return Finding(
-            site,
-            op,
-            Status.UNKNOWN,
-            v.reason,
-            why_not="left to the run",
-            method=method,
-            rule=v.rule,
-            trace=dp.trace + decided.trace,
-        )
+        return _to_the_run(site, op, v, dp.trace)
     assert isinstance(v, Hand)
     why = f"not rewritten: {v.reason}"
     trace = dp.trace + decided.trace
